@@ -1,0 +1,44 @@
+#include "common/test_utils.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <dirent.h>
+#include <iostream>
+#include <random>
+
+namespace kkperm::test {
+
+std::string matrices_dir() {
+  if (const char* env = std::getenv("KKPERM_MATRICES_DIR")) return env;
+  return KKPERM_DEFAULT_MATRICES_DIR;
+}
+
+std::vector<std::string> list_files(const std::string& sub, const std::string& suffix) {
+  std::vector<std::string> out;
+  const std::string dir = matrices_dir() + "/" + sub;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(n);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::uint64_t fresh_seed() {
+  if (const char* env = std::getenv("KKPERM_TEST_SEED")) return std::strtoull(env, nullptr, 10);
+  static std::uint64_t base = [] {
+    std::uint64_t s = std::random_device{}() ^
+                      std::uint64_t(std::chrono::high_resolution_clock::now().time_since_epoch().count());
+    std::cerr << "[kkperm test] base seed " << s << " (set KKPERM_TEST_SEED to replay)\n";
+    return s;
+  }();
+  static std::uint64_t counter = 0;
+  return base + 0x9E3779B97F4A7C15ull * (++counter);
+}
+
+}  // namespace kkperm::test

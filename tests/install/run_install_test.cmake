@@ -1,0 +1,16 @@
+# Driven by CTest (see CMakeLists.txt next to this file).
+function(run)
+  execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    string(REPLACE ";" " " cmd "${ARGV}")
+    message(FATAL_ERROR "install smoke test: '${cmd}' failed with ${rc}")
+  endif()
+endfunction()
+file(REMOVE_RECURSE ${PREFIX} ${CONSUMER_BUILD})
+run(${CMAKE_COMMAND} --install ${KKPERM_BUILD_DIR} --prefix ${PREFIX})
+run(${CMAKE_COMMAND} -S ${CONSUMER_SRC} -B ${CONSUMER_BUILD} -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build ${CONSUMER_BUILD})
+if(RUN_CONSUMER)
+  run(${CONSUMER_BUILD}/kkperm_consumer)
+endif()
