@@ -1,0 +1,182 @@
+// The two SpMM kernels (C-stationary / column-major B, row-major B) against their serial twins
+// and against a double reference on the unpermuted matrix, on every row-set shape they accept:
+// plain, permuted with results in the caller's order, permuted space, DCSR, DCSR of a permuted
+// matrix. The permutations here are random bijections built by the test itself, so the kernels'
+// row-set handling is checked independently of kkperm::permute.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "common/test_utils.hpp"
+#include "kernels/spmm_test_helpers.hpp"
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/kernels/spmm/c_stationary.hpp"
+#include "kkperm/kernels/spmm/reference.hpp"
+#include "kkperm/kernels/spmm/row_major.hpp"
+
+namespace {
+namespace ks = kkperm::kernels::spmm;
+namespace ts = kkperm::test::spmm;
+using Device = kkperm::DefaultDevice;
+using Exec = kkperm::DefaultExecSpace;
+
+enum class RowSet { plain, permuted_writeback, permuted_space, dcsr, dcsr_permuted };
+const char* name(RowSet r) {
+  switch (r) {
+    case RowSet::plain: return "plain";
+    case RowSet::permuted_writeback: return "permuted_writeback";
+    case RowSet::permuted_space: return "permuted_space";
+    case RowSet::dcsr: return "dcsr";
+    case RowSet::dcsr_permuted: return "dcsr_permuted";
+  }
+  return "?";
+}
+
+template <class T, class Layout>
+void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double beta,
+              std::uint64_t seed) {
+  SCOPED_TRACE(M.name + " rowset=" + name(rs) + " K=" + std::to_string(K) +
+               " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
+               " seed=" + std::to_string(seed));
+  const auto& A = M.A;
+  const int n = A.num_rows, m = A.num_cols;
+  std::mt19937_64 rng(seed);
+  // perm[p] = original row stored at position p.
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  const bool permuted = rs == RowSet::permuted_writeback || rs == RowSet::permuted_space ||
+                        rs == RowSet::dcsr_permuted;
+  if (permuted) std::shuffle(perm.begin(), perm.end(), rng);
+  const bool dcsr = rs == RowSet::dcsr || rs == RowSet::dcsr_permuted;
+  const bool out_permuted = rs == RowSet::permuted_space;
+  // Output row of stored position p (in the Y the caller holds).
+  auto out_row = [&](int p) { return out_permuted ? p : perm[p]; };
+
+  kkperm::HostCsr<T, int, int> S;  // stored rows
+  S.num_cols = m;
+  S.row_map.assign(1, 0);
+  std::vector<int> ids, empties;
+  for (int p = 0; p < n; ++p) {
+    const int i = perm[p];
+    const auto b = A.row_map[i], e = A.row_map[i + 1];
+    if (dcsr && b == e) {
+      empties.push_back(out_row(p));
+      continue;
+    }
+    for (auto k = b; k < e; ++k) {
+      S.entries.push_back(A.entries[k]);
+      S.values.push_back(static_cast<T>(A.values[k]));
+    }
+    S.row_map.push_back(static_cast<int>(S.entries.size()));
+    ids.push_back(out_row(p));
+  }
+  S.num_rows = static_cast<int>(S.row_map.size()) - 1;
+  const bool need_ids = dcsr || rs == RowSet::permuted_writeback;
+  if (!need_ids) ids.clear();
+
+  using Matrix = kkperm::Crs<T, int, Device, int>;
+  const auto Ad = kkperm::to_device<Matrix>(S);
+  Kokkos::View<int*, Device> ids_d("ids", ids.size()), empties_d("empties", empties.size());
+  Kokkos::deep_copy(ids_d, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                               ids.data(), ids.size()));
+  Kokkos::deep_copy(empties_d, Kokkos::View<int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                   empties.data(), empties.size()));
+
+  const auto Bv = ts::random_dense(m, K, seed + 11);
+  auto Y0 = ts::random_dense(n, K, seed + 12);  // in the caller's order
+  const auto ref = ts::reference_spmm<T>(A, alpha, Bv, beta, Y0, K);
+
+  Kokkos::View<T**, Layout, Device> B("B", m, K), Y("Y", n, K);
+  auto Bh = Kokkos::create_mirror_view(B);
+  auto Yh = Kokkos::create_mirror_view(Y);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < K; ++c) Bh(r, c) = static_cast<T>(Bv[std::size_t(r) * K + c]);
+  // Y's row for original row i: i itself, or its permuted position.
+  std::vector<int> pos(n);
+  for (int p = 0; p < n; ++p) pos[perm[p]] = out_permuted ? p : perm[p];
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < K; ++c)
+      Yh(pos[i], c) = beta == 0.0 ? kkperm::test::poison<T>()
+                                  : static_cast<T>(Y0[std::size_t(i) * K + c]);
+  Kokkos::deep_copy(B, Bh);
+  Kokkos::deep_copy(Y, Yh);
+
+  // Serial twin on host copies of the same inputs.
+  auto Yt = Kokkos::create_mirror(Y);
+  Kokkos::deep_copy(Yt, Yh);
+  auto rm_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Ad.graph.row_map);
+  auto en_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Ad.graph.entries);
+  auto va_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Ad.values);
+  auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids_d);
+  auto emp_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), empties_d);
+  constexpr bool left = std::is_same<Layout, Kokkos::LayoutLeft>::value;
+  if (left) {
+    ks::c_stationary(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
+                     T(beta), Y);
+    ks::c_stationary_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
+  } else {
+    ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
+                  T(beta), Y);
+    ks::row_major_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
+  }
+  if (dcsr) {
+    ks::scale_rows(Exec(), T(beta), empties_d, Y);
+    ks::scale_rows_reference(T(beta), emp_h, Yt);
+  }
+  Kokkos::fence();
+  Kokkos::deep_copy(Yh, Y);
+  int bad = 0;
+  for (int i = 0; i < n && bad < 5; ++i) {
+    for (int c = 0; c < K && bad < 5; ++c) {
+      const std::size_t idx = std::size_t(i) * K + c;
+      const double got = static_cast<double>(Yh(pos[i], c));
+      const double twin = static_cast<double>(Yt(pos[i], c));
+      const double tol = ref.bound[idx];
+      // Kernel and twin each lie within the bound of the exact value, hence 2*bound apart.
+      if (!(std::abs(got - ref.y[idx]) <= tol) || !(std::abs(got - twin) <= 2 * tol)) {
+        ++bad;
+        ADD_FAILURE() << "row " << i << " col " << c << ": kernel " << got << " twin " << twin
+                      << " reference " << ref.y[idx] << " bound " << tol;
+      }
+    }
+  }
+}
+
+template <class T>
+class SpmmKernels : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SpmmKernels, Scalars);
+
+TYPED_TEST(SpmmKernels, EveryRowSetMatchesReferenceAndTwin) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const auto mats = ts::corner_cases(seed);
+  std::uint64_t s = seed;
+  for (const auto& M : mats)
+    for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
+                      RowSet::dcsr, RowSet::dcsr_permuted})
+      for (int K : {1, 3, 32, 33, 128}) {
+        run_case<T, Kokkos::LayoutLeft>(M, rs, K, 1.5, 0.0, ++s);
+        run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s);
+        run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s);
+        run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s);
+      }
+}
+
+TYPED_TEST(SpmmKernels, AlphaZeroAndBetaOneKeepY) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const auto mats = ts::corner_cases(seed);
+  for (int K : {5, 64}) {
+    run_case<T, Kokkos::LayoutLeft>(mats[3], RowSet::dcsr_permuted, K, 0.0, 1.0, seed + K);
+    run_case<T, Kokkos::LayoutRight>(mats[4], RowSet::permuted_writeback, K, 1.0, 1.0, seed + K);
+  }
+}
+
+}  // namespace
