@@ -5,6 +5,8 @@
 #   .carry/kkperm-gpu/perf/kkperm_*          CUDA perf_test executables
 #   .carry/kkperm-gpu/matrices/{real,malformed}   copy of /work/shared/matrices
 #   .carry/kkperm-gpu/run_tests_gpu.sh       runs every test executable, summary into $OUT
+#   .carry/kkperm-gpu/unpack.sh              when tests/ + perf/ did not fit uncompressed they are
+#                                            stored as bin.tar.gz; this extracts them in place
 #   .carry/kkperm-gpu/MANIFEST.txt           commit, build date, toolchain, ldd check
 #   .carry/deps/kokkos-3.4.01-kkperm-src.tar.gz   (only with --with-dep-sources) patched Kokkos/KK
 #                                            sources for scripts/gpu/build_deps_on_gpu.sh
@@ -87,12 +89,31 @@ dirty=$(git -C "$REPO_ROOT" status --porcelain --untracked-files=no | grep -q . 
   ldd "$DEST/tests/${test_exes[0]##*/}" | awk '{print "  " $1}'
 } >"$DEST/MANIFEST.txt"
 
+# Unpacker (also called by run_tests_gpu.sh): a no-op unless the binaries were compressed below.
+cat >"$DEST/unpack.sh" <<'UNPACK'
+#!/usr/bin/env bash
+# Extracts tests/ and perf/ from bin.tar.gz next to this script when pack_for_gpu.sh had to
+# compress them to stay under the carry size limit; otherwise does nothing.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+if [[ -f bin.tar.gz && ! -d tests ]]; then tar -xzf bin.tar.gz; fi
+UNPACK
+chmod +x "$DEST/unpack.sh"
+
+rm -rf "$REPO_ROOT/.carry/deps"
 if [[ $WITH_DEP_SOURCES -eq 1 ]]; then
   bash "$REPO_ROOT/scripts/build_cuda_deps.sh" --pack-sources "$REPO_ROOT/.carry/deps" --no-build
 fi
 
 total_kib=$(du -sk "$REPO_ROOT/.carry" | cut -f1)
-echo "== .carry: $((total_kib / 1024)) MiB ($(ls "$DEST/tests" | wc -l) tests, $(ls "$DEST/perf" | wc -l) perf tools) =="
+if [[ $total_kib -gt $((MAX_MIB * 1024)) ]]; then
+  echo "== .carry is $((total_kib / 1024)) MiB > ${MAX_MIB} MiB: compressing tests/ and perf/ into bin.tar.gz (unpack.sh / run_tests_gpu.sh extract it) =="
+  tar -czf "$DEST/bin.tar.gz" -C "$DEST" tests perf
+  rm -rf "$DEST/tests" "$DEST/perf"
+  total_kib=$(du -sk "$REPO_ROOT/.carry" | cut -f1)
+fi
+echo "== .carry: $((total_kib / 1024)) MiB (${#test_exes[@]} tests, ${#perf_exes[@]} perf tools) =="
 du -sh "$DEST"/* "$REPO_ROOT/.carry"/deps 2>/dev/null || true
 [[ $total_kib -le $((MAX_MIB * 1024)) ]] || die ".carry is $((total_kib / 1024)) MiB, over the ${MAX_MIB} MiB limit"
 echo "GPU host command (repo root, carry .carry):  bash .carry/kkperm-gpu/run_tests_gpu.sh"
+echo "perf tools there: bash .carry/kkperm-gpu/unpack.sh && .carry/kkperm-gpu/perf/kkperm_<tool> ..."

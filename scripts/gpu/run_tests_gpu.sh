@@ -26,6 +26,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 mkdir -p "$OUT/logs" "$OUT/xml"
+# Binaries may have been compressed to fit the carry limit (pack_for_gpu.sh).
+if [[ -x "$HERE/unpack.sh" ]]; then bash "$HERE/unpack.sh" || { echo "ERROR: unpack failed" >&2; exit 1; }; fi
 
 # CUDA 13 runtime libraries (libcusparse, libcudart) of the GPU image.
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/targets/sbsa-linux/lib; do
