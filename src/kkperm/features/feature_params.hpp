@@ -1,0 +1,66 @@
+#pragma once
+/**
+ * @brief Parameters shared by the SpMM/SpMV features and the row permutations: warp size Nt,
+ * warps per block Nw and the cache-line width that turns column indices into cache lines.
+ *
+ * Usage: `kkperm::FeatureParams p; p.warps_per_block = 16; p.cols_per_line(sizeof(double))`.
+ * Preconditions: all members positive; cache_line_bytes a multiple of the value size used.
+ */
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/error.hpp"
+
+namespace kkperm {
+
+struct FeatureParams {
+  int warp_size = 32;          ///< Nt: threads of a warp sharing one row (load = ceil(nnz_R / Nt))
+  int warps_per_block = 32;    ///< Nw: rows of one block; row i is served by warp i mod Nw
+  int cache_line_bytes = 128;  ///< bytes of one cache line of the dense operand (x or B)
+  int value_bytes = 0;         ///< bytes of one dense value; 0 = sizeof(matrix value type)
+
+  /// Columns of the dense operand that share one cache line: cache_line_bytes / value size
+  /// (32 for float, 16 for double with the defaults).
+  int cols_per_line(std::size_t matrix_value_size) const {
+    const std::size_t vb = value_bytes > 0 ? static_cast<std::size_t>(value_bytes) : matrix_value_size;
+    return static_cast<int>(static_cast<std::size_t>(cache_line_bytes) / vb);
+  }
+
+  /// Throws std::invalid_argument (message starts with `who`) on a non-positive parameter or a
+  /// cache line narrower than one value.
+  void check(const char* who, std::size_t matrix_value_size) const {
+    KKPERM_REQUIRE(warp_size > 0, who << ": warp_size (Nt) must be positive, got " << warp_size);
+    KKPERM_REQUIRE(warps_per_block > 0,
+                   who << ": warps_per_block (Nw) must be positive, got " << warps_per_block);
+    KKPERM_REQUIRE(cache_line_bytes > 0,
+                   who << ": cache_line_bytes must be positive, got " << cache_line_bytes);
+    KKPERM_REQUIRE(value_bytes >= 0, who << ": value_bytes must be >= 0, got " << value_bytes);
+    KKPERM_REQUIRE(cols_per_line(matrix_value_size) >= 1,
+                   who << ": cache line of " << cache_line_bytes
+                       << " bytes holds no value of "
+                       << (value_bytes > 0 ? std::size_t(value_bytes) : matrix_value_size)
+                       << " bytes");
+  }
+};
+
+/// A named, ordered feature vector; `names[i]` labels `values[i]`. `cols_per_line`, `warp_size`
+/// and `warps_per_block` record the widths the cache-line and warp features used.
+struct FeatureVector {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  int cols_per_line = 0;
+  int warp_size = 0;
+  int warps_per_block = 0;
+
+  std::size_t size() const { return values.size(); }
+  /// Value of the feature called `name`; throws std::invalid_argument when there is none.
+  double at(const std::string& name) const {
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name) return values[i];
+    KKPERM_THROW(std::invalid_argument, "kkperm::FeatureVector::at: no feature named '" << name << "'");
+  }
+};
+
+}  // namespace kkperm

@@ -1,0 +1,147 @@
+#pragma once
+/**
+ * @brief Exact integer statistics (count, min, max, sum, sum of squares) usable as a Kokkos
+ * reduction value, and their conversion to min/mean/max/sigma on the host.
+ *
+ * Integer sums are order-independent, so a device reduction and its serial twin produce the
+ * same bits; sigma is formed on the host from the exact integers (128-bit numerator), so the
+ * only rounding is the final division and square root.
+ */
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+
+namespace kkperm::detail {
+
+struct IntStat {
+  std::int64_t count;
+  std::int64_t min;
+  std::int64_t max;
+  std::int64_t sum;
+  std::int64_t sumsq;
+
+  KOKKOS_INLINE_FUNCTION void init() {
+    count = 0;
+    min = INT64_MAX;
+    max = INT64_MIN;
+    sum = 0;
+    sumsq = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void add(std::int64_t x) {
+    ++count;
+    if (x < min) min = x;
+    if (x > max) max = x;
+    sum += x;
+    sumsq += x * x;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const IntStat& o) {
+    count += o.count;
+    if (o.min < min) min = o.min;
+    if (o.max > max) max = o.max;
+    sum += o.sum;
+    sumsq += o.sumsq;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const volatile IntStat& o) volatile {
+    count += o.count;
+    if (o.min < min) min = o.min;
+    if (o.max > max) max = o.max;
+    sum += o.sum;
+    sumsq += o.sumsq;
+  }
+
+  // Host-side summaries; an empty statistic (count 0) reports 0 for everything.
+  double min_value() const { return count ? double(min) : 0.0; }
+  double max_value() const { return count ? double(max) : 0.0; }
+  double mean() const { return count ? double(sum) / double(count) : 0.0; }
+  /// Population standard deviation, sqrt((n*S2 - S1^2) / n^2) with an exact 128-bit numerator.
+  double sigma() const {
+    if (count == 0) return 0.0;
+    const __int128 num = static_cast<__int128>(count) * sumsq - static_cast<__int128>(sum) * sum;
+    const double n = double(count);
+    return std::sqrt(double(num) / (n * n));
+  }
+};
+
+/// K statistics reduced together in one pass.
+template <int K>
+struct MultiStat {
+  IntStat s[K];
+};
+
+/// Kokkos custom reducer for MultiStat<K> (Kokkos 3.4 reducer concept).
+template <int K, class Space>
+struct MultiStatReducer {
+  using reducer = MultiStatReducer;
+  using value_type = MultiStat<K>;
+  using result_view_type = Kokkos::View<value_type, Space, Kokkos::MemoryUnmanaged>;
+
+ private:
+  result_view_type value_;
+
+ public:
+  KOKKOS_INLINE_FUNCTION MultiStatReducer(value_type& v) : value_(&v) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
+    for (int k = 0; k < K; ++k) dest.s[k].join(src.s[k]);
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    for (int k = 0; k < K; ++k) dest.s[k].join(src.s[k]);
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    for (int k = 0; k < K; ++k) v.s[k].init();
+  }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+};
+
+/// Portable population count (no intrinsics needed on any backend).
+KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t v) {
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+
+/**
+ * Hamming distance between the cache-line masks of two rows given by their sorted column lists
+ * (duplicates of a line are merged on the fly): |L_a| + |L_b| - 2 |L_a ∩ L_b| where L is the set
+ * of lines col / cpl. Works on raw pointers so device kernels and host code share it.
+ */
+template <class O, class F>
+KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const O* a, F na, const O* b, F nb,
+                                                       O cpl) {
+  F i = 0, j = 0;
+  std::int64_t dist = 0;
+  O last_a = -1, last_b = -1;
+  // Advance to the next distinct line of each list.
+  while (i < na || j < nb) {
+    O la = -1, lb = -1;
+    while (i < na) {
+      const O l = a[i] / cpl;
+      if (l != last_a) { la = l; break; }
+      ++i;
+    }
+    while (j < nb) {
+      const O l = b[j] / cpl;
+      if (l != last_b) { lb = l; break; }
+      ++j;
+    }
+    if (la < 0 && lb < 0) break;
+    if (lb < 0 || (la >= 0 && la < lb)) {
+      ++dist;
+      last_a = la;
+      ++i;
+    } else if (la < 0 || lb < la) {
+      ++dist;
+      last_b = lb;
+      ++j;
+    } else {
+      last_a = la;
+      last_b = lb;
+      ++i;
+      ++j;
+    }
+  }
+  return dist;
+}
+
+}  // namespace kkperm::detail

@@ -1,0 +1,424 @@
+#pragma once
+/**
+ * @brief SpMM/SpMV sparsity features (feature set 1, permutation paper, 24 numbers) and the
+ * SpMV format-selection features (feature set 2, decision-tree paper, 15 numbers), computed by
+ * Kokkos kernels on the matrix's execution space, each with a serial twin on HostCsr.
+ *
+ * Usage:
+ *   kkperm::FeatureVector f = kkperm::compute_features(A, kkperm::FeatureParams{});
+ *   // f.names == kkperm::feature_names(), f.values in the same order
+ * Preconditions: A is a valid CrsMatrix with sorted, unique columns in every row (checked, throws
+ * std::invalid_argument); its views are accessible from its execution space.
+ *
+ * Definitions (Nt = warp_size, Nw = warps_per_block, cpl = cols_per_line; a "line" is the cache
+ * line of the dense operand holding columns [l*cpl, (l+1)*cpl), i.e. line(col) = col / cpl, and
+ * there are ceil(n_col / cpl) lines). Choices where the papers are ambiguous are marked CHOICE.
+ *
+ * Set 1 (names prefixed "spmm_"):
+ *  - n_row, n_col, density = nnz / (n_row * n_col)            (0 for an empty shape)
+ *  - nnz_row_{min,mean,max}: nonzeros per row over all rows (empty rows included).
+ *  - blocks_row_{min,mean,max}: distinct lines holding >= 1 nonzero of the row.
+ *  - warp_load_{min,mean,max}: CHOICE "per warp" spans the whole matrix: warp w in [0, Nw) owns
+ *    every row i with i mod Nw == w (the stripe a permutation reorders), and its load is
+ *    sum over those rows of ceil(nnz_i / Nt). Statistics over the min(n_row, Nw) warps that own
+ *    at least one row.
+ *  - same_line_{min,mean,max}: CHOICE a "request" is one (row, line) pair: a warp serving a row
+ *    issues one request per distinct line the row touches (accesses to the same line within a
+ *    row coalesce). Requests are counted per line, statistics over ALL ceil(n_col/cpl) lines,
+ *    lines never requested count as 0.
+ *  - distinct_lines_warp_{min,mean,max}: number of distinct lines touched by all rows of warp w
+ *    (the union over its stripe), over the warps owning a row.
+ *  - total_lines_warp_{min,mean,max}: sum over the rows of warp w of their distinct lines, i.e.
+ *    the requests of the warp without inter-row reuse (total >= distinct).
+ *  - adj_dist_{min,mean,max}: CHOICE the row bit mask is the cache-line mask (ceil(n_col/cpl)
+ *    bits, the same masks the Hamming permutations use); distance between rows i and i+1 for
+ *    i in [0, n_row-1) in the stored order. A matrix with < 2 rows reports 0.
+ * Set 2 (names prefixed "fmt_"; decision-tree paper):
+ *  - nnz_tot, nnz_frac = 100 * density (percent), nnz_{min,max,mu,sigma} per row.
+ *  - nnzb_tot: number of runs of contiguous nonzero columns (a "block" in that paper: maximal
+ *    c, c+1, ..., c+k all nonzero in one row); nnzb_{min,max,mu,sigma} runs per row.
+ *  - snzb_{min,max,mu,sigma}: sizes of those runs, statistics over all runs of the matrix.
+ * sigma is the population standard deviation. Every statistic of an empty set is 0.
+ *
+ * Where work runs: everything on A's execution space (one fused RangePolicy parallel_reduce over
+ * rows with atomics for the per-line counts and per-warp line bitmaps, a TeamPolicy with one team
+ * per warp for the per-warp sums and bitmap popcounts, one reduction over lines). Only O(Nw)
+ * per-warp totals are combined on the host. Extra memory: n_row ints, n_lines ints, and a bitmap
+ * of Nw * ceil(n_lines / 32) words.
+ */
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/error.hpp"
+#include "kkperm/core/host_csr.hpp"
+#include "kkperm/features/feature_params.hpp"
+#include "kkperm/features/int_stats.hpp"
+
+namespace kkperm {
+
+/// Which sets `spmv_features_raw` computes (a bit mask).
+enum FeatureSetMask : unsigned { kSpmmSet = 1u, kFormatSet = 2u, kAllSpmvSets = 3u };
+
+/// Exact integer intermediate of sets 1 and 2; device and serial twin must agree bit for bit.
+struct RawSpmvFeatures {
+  std::int64_t n_row = 0, n_col = 0, nnz = 0;
+  int cols_per_line = 0, warp_size = 0, warps_per_block = 0;
+  detail::IntStat nnz_row{}, blocks_row{}, warp_load{}, same_line{}, distinct_lines_warp{},
+      total_lines_warp{}, adj_dist{}, runs_row{}, run_size{};
+};
+
+/// Names of feature set 1 (24) in order.
+inline const std::vector<std::string>& spmm_feature_names() {
+  static const std::vector<std::string> n = {
+      "spmm_n_row",          "spmm_n_col",           "spmm_density",
+      "spmm_nnz_row_min",    "spmm_nnz_row_mean",    "spmm_nnz_row_max",
+      "spmm_blocks_row_min", "spmm_blocks_row_mean", "spmm_blocks_row_max",
+      "spmm_warp_load_min",  "spmm_warp_load_mean",  "spmm_warp_load_max",
+      "spmm_same_line_min",  "spmm_same_line_mean",  "spmm_same_line_max",
+      "spmm_distinct_lines_warp_min", "spmm_distinct_lines_warp_mean",
+      "spmm_distinct_lines_warp_max", "spmm_total_lines_warp_min",
+      "spmm_total_lines_warp_mean",   "spmm_total_lines_warp_max",
+      "spmm_adj_dist_min",   "spmm_adj_dist_mean",   "spmm_adj_dist_max"};
+  return n;
+}
+
+/// Names of feature set 2 (15) in order.
+inline const std::vector<std::string>& format_feature_names() {
+  static const std::vector<std::string> n = {
+      "fmt_nnz_tot",   "fmt_nnz_frac",   "fmt_nnz_min",    "fmt_nnz_max",    "fmt_nnz_mu",
+      "fmt_nnz_sigma", "fmt_nnzb_tot",   "fmt_nnzb_min",   "fmt_nnzb_max",   "fmt_nnzb_mu",
+      "fmt_nnzb_sigma", "fmt_snzb_min",  "fmt_snzb_max",   "fmt_snzb_mu",    "fmt_snzb_sigma"};
+  return n;
+}
+
+/// Names of the vector returned by compute_features: set 1 then set 2 (39 names).
+inline std::vector<std::string> feature_names() {
+  std::vector<std::string> n = spmm_feature_names();
+  const auto& f = format_feature_names();
+  n.insert(n.end(), f.begin(), f.end());
+  return n;
+}
+
+/// Turns the exact intermediate into the named vector of the requested sets (host only).
+inline FeatureVector finalize_features(const RawSpmvFeatures& r, unsigned sets = kAllSpmvSets) {
+  FeatureVector f;
+  f.cols_per_line = r.cols_per_line;
+  f.warp_size = r.warp_size;
+  f.warps_per_block = r.warps_per_block;
+  const double cells = double(r.n_row) * double(r.n_col);
+  const double density = cells > 0 ? double(r.nnz) / cells : 0.0;
+  auto push3 = [&](const detail::IntStat& s) {
+    f.values.push_back(s.min_value());
+    f.values.push_back(s.mean());
+    f.values.push_back(s.max_value());
+  };
+  auto push4 = [&](const detail::IntStat& s) {
+    f.values.push_back(s.min_value());
+    f.values.push_back(s.max_value());
+    f.values.push_back(s.mean());
+    f.values.push_back(s.sigma());
+  };
+  if (sets & kSpmmSet) {
+    const auto& n = spmm_feature_names();
+    f.names.insert(f.names.end(), n.begin(), n.end());
+    f.values.push_back(double(r.n_row));
+    f.values.push_back(double(r.n_col));
+    f.values.push_back(density);
+    push3(r.nnz_row);
+    push3(r.blocks_row);
+    push3(r.warp_load);
+    push3(r.same_line);
+    push3(r.distinct_lines_warp);
+    push3(r.total_lines_warp);
+    push3(r.adj_dist);
+  }
+  if (sets & kFormatSet) {
+    const auto& n = format_feature_names();
+    f.names.insert(f.names.end(), n.begin(), n.end());
+    f.values.push_back(double(r.nnz));
+    f.values.push_back(100.0 * density);
+    push4(r.nnz_row);
+    f.values.push_back(double(r.runs_row.sum));
+    push4(r.runs_row);
+    push4(r.run_size);
+  }
+  KKPERM_ASSERT(f.names.size() == f.values.size(), "feature names/values out of step");
+  return f;
+}
+
+/**
+ * @brief Device computation of the exact intermediate of the requested sets (see the header
+ * comment for every definition). Validates nothing: call compute_features for a checked entry.
+ */
+template <class Matrix>
+RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
+                                  unsigned sets = kAllSpmvSets) {
+  using exec_t = typename Matrix::execution_space;
+  using mem_t = typename Matrix::memory_space;
+  using O = typename Matrix::non_const_ordinal_type;
+  using F = typename Matrix::non_const_size_type;
+  using detail::IntStat;
+  using Stats = detail::MultiStat<5>;
+
+  RawSpmvFeatures r;
+  const O n = A.numRows();
+  const O m = A.numCols();
+  r.n_row = n;
+  r.n_col = m;
+  r.nnz = static_cast<std::int64_t>(A.nnz());
+  r.cols_per_line = p.cols_per_line(sizeof(typename Matrix::non_const_value_type));
+  r.warp_size = p.warp_size;
+  r.warps_per_block = p.warps_per_block;
+  r.nnz_row.init();
+  r.blocks_row.init();
+  r.warp_load.init();
+  r.same_line.init();
+  r.distinct_lines_warp.init();
+  r.total_lines_warp.init();
+  r.adj_dist.init();
+  r.runs_row.init();
+  r.run_size.init();
+  if (n == 0) return r;
+
+  const O cpl = static_cast<O>(r.cols_per_line);
+  const int nt = p.warp_size;
+  const int nw = p.warps_per_block;
+  const bool want_spmm = (sets & kSpmmSet) != 0;
+  const bool want_fmt = (sets & kFormatSet) != 0;
+  const std::int64_t n_lines = (static_cast<std::int64_t>(m) + cpl - 1) / cpl;
+  const std::int64_t words = (n_lines + 31) / 32;
+
+  auto row_map = A.graph.row_map;
+  auto entries = A.graph.entries;
+  Kokkos::View<int*, mem_t> line_count("kkperm::features::line_count", want_spmm ? n_lines : 0);
+  Kokkos::View<std::uint32_t*, mem_t> bitmap("kkperm::features::warp_line_bitmap",
+                                             want_spmm ? std::int64_t(nw) * words : 0);
+  Kokkos::View<int*, mem_t> blocks(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::blocks_row"),
+      want_spmm ? n : 0);
+
+  Stats acc;
+  Kokkos::parallel_reduce(
+      "kkperm::features::rows", Kokkos::RangePolicy<exec_t>(0, n),
+      KOKKOS_LAMBDA(const O i, Stats& a) {
+        const F b = row_map(i), e = row_map(i + 1);
+        const O* cols = entries.data() + b;
+        const F len = e - b;
+        a.s[0].add(static_cast<std::int64_t>(len));
+        if (want_spmm) {
+          const std::int64_t wbase = static_cast<std::int64_t>(i % nw) * words;
+          O last_line = -1;
+          int nb = 0;
+          for (F k = 0; k < len; ++k) {
+            const O l = cols[k] / cpl;
+            if (l != last_line) {
+              ++nb;
+              last_line = l;
+              Kokkos::atomic_add(&line_count(l), 1);
+              Kokkos::atomic_fetch_or(&bitmap(wbase + l / 32), std::uint32_t(1u) << (l % 32));
+            }
+          }
+          blocks(i) = nb;
+          a.s[1].add(nb);
+          if (i + 1 < n) {
+            const F e2 = row_map(i + 2);
+            a.s[2].add(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl));
+          }
+        }
+        if (want_fmt) {
+          std::int64_t runs = 0, run_len = 0;
+          for (F k = 0; k < len; ++k) {
+            if (k == 0 || cols[k] != cols[k - 1] + 1) {
+              if (run_len > 0) a.s[4].add(run_len);
+              ++runs;
+              run_len = 1;
+            } else {
+              ++run_len;
+            }
+          }
+          if (run_len > 0) a.s[4].add(run_len);
+          a.s[3].add(runs);
+        }
+      },
+      detail::MultiStatReducer<5, Kokkos::HostSpace>(acc));
+  r.nnz_row = acc.s[0];
+  if (want_fmt) {
+    r.runs_row = acc.s[3];
+    r.run_size = acc.s[4];
+  }
+  if (!want_spmm) return r;
+  r.blocks_row = acc.s[1];
+  r.adj_dist = acc.s[2];
+
+  // Per-warp sums: one team per warp walks its stripe i = w, w + Nw, ...
+  Kokkos::View<std::int64_t* [3], mem_t> per_warp("kkperm::features::per_warp", nw);
+  using team_policy = Kokkos::TeamPolicy<exec_t>;
+  using member_t = typename team_policy::member_type;
+  Kokkos::parallel_for(
+      "kkperm::features::warps", team_policy(nw, Kokkos::AUTO()),
+      KOKKOS_LAMBDA(const member_t& t) {
+        const int w = t.league_rank();
+        const std::int64_t cnt = (n > w) ? (std::int64_t(n) - w + nw - 1) / nw : 0;
+        std::int64_t load = 0, total = 0, distinct = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(t, cnt),
+            [&](const std::int64_t k, std::int64_t& l) {
+              const std::int64_t i = w + k * nw;
+              const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+              l += (len + nt - 1) / nt;
+            },
+            load);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(t, cnt),
+            [&](const std::int64_t k, std::int64_t& l) { l += blocks(w + k * nw); }, total);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(t, words),
+            [&](const std::int64_t q, std::int64_t& l) {
+              l += detail::popcount32(bitmap(std::int64_t(w) * words + q));
+            },
+            distinct);
+        Kokkos::single(Kokkos::PerTeam(t), [&]() {
+          per_warp(w, 0) = load;
+          per_warp(w, 1) = total;
+          per_warp(w, 2) = distinct;
+        });
+      });
+  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_warp);
+  const int active = static_cast<int>(std::min<std::int64_t>(n, nw));
+  for (int w = 0; w < active; ++w) {  // O(Nw) host work
+    r.warp_load.add(hw(w, 0));
+    r.total_lines_warp.add(hw(w, 1));
+    r.distinct_lines_warp.add(hw(w, 2));
+  }
+
+  detail::MultiStat<1> ls;
+  Kokkos::parallel_reduce(
+      "kkperm::features::lines", Kokkos::RangePolicy<exec_t>(0, n_lines),
+      KOKKOS_LAMBDA(const std::int64_t l, detail::MultiStat<1>& a) { a.s[0].add(line_count(l)); },
+      detail::MultiStatReducer<1, Kokkos::HostSpace>(ls));
+  r.same_line = ls.s[0];
+  return r;
+}
+
+/// Serial reference twin of spmv_features_raw on a HostCsr (plain loops, std containers).
+template <class V, class O, class F>
+RawSpmvFeatures spmv_features_raw_serial(const HostCsr<V, O, F>& h, const FeatureParams& p,
+                                         unsigned sets = kAllSpmvSets) {
+  RawSpmvFeatures r;
+  r.n_row = h.num_rows;
+  r.n_col = h.num_cols;
+  r.nnz = static_cast<std::int64_t>(h.nnz());
+  r.cols_per_line = p.cols_per_line(sizeof(V));
+  r.warp_size = p.warp_size;
+  r.warps_per_block = p.warps_per_block;
+  for (auto* s : {&r.nnz_row, &r.blocks_row, &r.warp_load, &r.same_line, &r.distinct_lines_warp,
+                  &r.total_lines_warp, &r.adj_dist, &r.runs_row, &r.run_size})
+    s->init();
+  const std::int64_t n = h.num_rows;
+  if (n == 0) return r;
+  const std::int64_t cpl = r.cols_per_line;
+  const std::int64_t n_lines = (static_cast<std::int64_t>(h.num_cols) + cpl - 1) / cpl;
+  const int nw = p.warps_per_block;
+  // Line set of every row.
+  std::vector<std::vector<std::int64_t>> lines(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (F k = h.row_map[i]; k < h.row_map[i + 1]; ++k) lines[i].push_back(h.entries[k] / cpl);
+    std::sort(lines[i].begin(), lines[i].end());
+    lines[i].erase(std::unique(lines[i].begin(), lines[i].end()), lines[i].end());
+  }
+  for (std::int64_t i = 0; i < n; ++i) r.nnz_row.add(h.row_map[i + 1] - h.row_map[i]);
+  if (sets & kSpmmSet) {
+    std::vector<std::int64_t> per_line(n_lines, 0), load(nw, 0), total(nw, 0);
+    std::vector<std::vector<bool>> touched(nw, std::vector<bool>(n_lines, false));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t len = h.row_map[i + 1] - h.row_map[i];
+      r.blocks_row.add(static_cast<std::int64_t>(lines[i].size()));
+      const int w = static_cast<int>(i % nw);
+      load[w] += (len + p.warp_size - 1) / p.warp_size;
+      total[w] += static_cast<std::int64_t>(lines[i].size());
+      for (auto l : lines[i]) {
+        ++per_line[l];
+        touched[w][l] = true;
+      }
+      if (i + 1 < n) {
+        std::vector<std::int64_t> sym;
+        std::set_symmetric_difference(lines[i].begin(), lines[i].end(), lines[i + 1].begin(),
+                                      lines[i + 1].end(), std::back_inserter(sym));
+        r.adj_dist.add(static_cast<std::int64_t>(sym.size()));
+      }
+    }
+    for (int w = 0; w < nw && w < n; ++w) {
+      r.warp_load.add(load[w]);
+      r.total_lines_warp.add(total[w]);
+      r.distinct_lines_warp.add(std::count(touched[w].begin(), touched[w].end(), true));
+    }
+    for (auto c : per_line) r.same_line.add(c);
+  }
+  if (sets & kFormatSet) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t runs = 0;
+      F k = h.row_map[i];
+      while (k < h.row_map[i + 1]) {
+        F e = k + 1;
+        while (e < h.row_map[i + 1] && h.entries[e] == h.entries[e - 1] + 1) ++e;
+        r.run_size.add(static_cast<std::int64_t>(e - k));
+        ++runs;
+        k = e;
+      }
+      r.runs_row.add(runs);
+    }
+  }
+  return r;
+}
+
+namespace detail {
+template <class V, class O, class F>
+void check_host_csr(const HostCsr<V, O, F>& h, const char* who) {
+  KKPERM_REQUIRE(h.num_rows >= 0 && h.num_cols >= 0 &&
+                     h.row_map.size() == static_cast<std::size_t>(h.num_rows) + 1 &&
+                     h.row_map[0] == 0,
+                 who << ": malformed HostCsr row_map (" << h.row_map.size() << " entries for "
+                     << h.num_rows << " rows)");
+  KKPERM_REQUIRE(h.entries.size() == static_cast<std::size_t>(h.nnz()) &&
+                     h.values.size() == static_cast<std::size_t>(h.nnz()),
+                 who << ": entries/values sizes differ from nnz " << h.nnz());
+  for (O i = 0; i < h.num_rows; ++i) {
+    KKPERM_REQUIRE(h.row_map[i] <= h.row_map[i + 1], who << ": row_map not monotone at row " << i);
+    for (F k = h.row_map[i]; k < h.row_map[i + 1]; ++k) {
+      KKPERM_REQUIRE(h.entries[k] >= 0 && h.entries[k] < h.num_cols,
+                     who << ": row " << i << " has column " << h.entries[k] << " outside [0, "
+                         << h.num_cols << ")");
+      KKPERM_REQUIRE(k == h.row_map[i] || h.entries[k - 1] < h.entries[k],
+                     who << ": row " << i << " has unsorted or duplicate columns");
+    }
+  }
+}
+}  // namespace detail
+
+/**
+ * @brief Feature sets 1 and 2 of A as one named, ordered vector (names == feature_names()).
+ * Validates A (sorted unique columns) and params; throws std::invalid_argument otherwise.
+ */
+template <class Matrix>
+FeatureVector compute_features(const Matrix& A, const FeatureParams& params = FeatureParams{},
+                               unsigned sets = kAllSpmvSets) {
+  params.check("kkperm::compute_features", sizeof(typename Matrix::non_const_value_type));
+  validate(A, "kkperm::compute_features");
+  return finalize_features(spmv_features_raw(A, params, sets), sets);
+}
+
+/// Serial reference twin of compute_features on a HostCsr.
+template <class V, class O, class F>
+FeatureVector compute_features_serial(const HostCsr<V, O, F>& h,
+                                      const FeatureParams& params = FeatureParams{},
+                                      unsigned sets = kAllSpmvSets) {
+  params.check("kkperm::compute_features_serial", sizeof(V));
+  detail::check_host_csr(h, "kkperm::compute_features_serial");
+  return finalize_features(spmv_features_raw_serial(h, params, sets), sets);
+}
+
+}  // namespace kkperm
