@@ -129,7 +129,7 @@ if [[ -n "$PACK_DIR" ]]; then
   # Tests/examples/docs are not built there; leave them out to keep the tarball small.
   tar -czf "$PACK_FILE" -C "$SRC" \
     --exclude='kokkos/core/unit_test' --exclude='kokkos/containers/unit_tests' \
-    --exclude='kokkos/algorithms/unit_tests' --exclude='kokkos/example' \
+    --exclude='kokkos/algorithms/unit_tests' \
     --exclude='kokkos/benchmarks' --exclude='kokkos-kernels/unit_test' \
     --exclude='kokkos-kernels/perf_test' --exclude='kokkos-kernels/example' \
     --exclude='kokkos-kernels/doc' \
