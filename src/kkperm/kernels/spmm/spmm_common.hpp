@@ -82,3 +82,21 @@ struct reduction_identity<kkperm::kernels::spmm::StripAccumulator<T, S>> {
   }
 };
 }  // namespace Kokkos
+
+namespace kkperm::kernels::spmm {
+/// Y = beta * Y over all of Y (beta == 0 writes exact zeros); for A without rows/nonzeros.
+template <class ExecSpace, class YView>
+void scale_all(const ExecSpace& exec, typename YView::const_value_type beta, const YView& Y) {
+  using value_t = typename YView::non_const_value_type;
+  const std::int64_t n = static_cast<std::int64_t>(Y.extent(0));
+  const std::int64_t k = static_cast<std::int64_t>(Y.extent(1));
+  if (n == 0 || k == 0) return;
+  const value_t b = beta;
+  Kokkos::parallel_for(
+      "kkperm::spmm::scale_all", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * k),
+      KOKKOS_LAMBDA(const std::int64_t idx) {
+        const std::int64_t r = idx / k, c = idx % k;
+        Y(r, c) = b == value_t(0) ? value_t(0) : value_t(b * Y(r, c));
+      });
+}
+}  // namespace kkperm::kernels::spmm

@@ -1,0 +1,167 @@
+#include "kkperm/select/spmm_candidates.hpp"
+
+#include <KokkosSparse_spmv.hpp>
+
+#include <sstream>
+
+#include "kkperm/kernels/spmm/c_stationary.hpp"
+#include "kkperm/kernels/spmm/row_major.hpp"
+#include "kkperm/kernels/spmm/row_set.hpp"
+#include "kkperm/select/spmm_own_plan.hpp"
+
+#ifdef KKPERM_ENABLE_CUDA
+#include "cusparse/cusparse_spmm.hpp"
+#endif
+
+namespace kkperm {
+
+namespace {
+using L = SpmmLayout;
+using F = SpmmFormat;
+// One row per enum entry, in enum order (checked by SpmmCandidates.RegistryTableIsConsistent).
+const SpmmCandidateInfo kTable[] = {
+    {SpmmCandidate::c_stationary, "c_stationary", "c_stationary", "identity", F::csr, L::left,
+     false, "C-stationary: team per column strip x row group, warp per row, lanes split nonzeros"},
+    {SpmmCandidate::c_stationary_dcsr, "c_stationary_dcsr", "c_stationary", "identity", F::dcsr,
+     L::left, false, "C-stationary over the non-empty rows (DCSR); empty rows scaled by beta"},
+    {SpmmCandidate::row_major, "row_major", "row_major", "identity", F::csr, L::right, false,
+     "warp per row, lanes across K, row-major B/Y (GNN-style)"},
+    {SpmmCandidate::row_major_dcsr, "row_major_dcsr", "row_major", "identity", F::dcsr, L::right,
+     false, "row-major kernel over the non-empty rows (DCSR); empty rows scaled by beta"},
+    {SpmmCandidate::kk_native_left, "kk_native_left", "kk_native", "identity", F::csr, L::left,
+     false, "KokkosSparse::spmv with rank-2 LayoutLeft views"},
+    {SpmmCandidate::kk_native_right, "kk_native_right", "kk_native", "identity", F::csr, L::right,
+     false, "KokkosSparse::spmv with rank-2 LayoutRight views"},
+    {SpmmCandidate::cusparse_csr_alg1_col, "cusparse_csr_alg1_col", "cusparse_alg1", "identity",
+     F::csr, L::left, true, "cusparseSpMM CSR_ALG1, column-major B/C"},
+    {SpmmCandidate::cusparse_csr_alg1_row, "cusparse_csr_alg1_row", "cusparse_alg1", "identity",
+     F::csr, L::right, true, "cusparseSpMM CSR_ALG1, row-major B/C"},
+    {SpmmCandidate::cusparse_csr_alg2_col, "cusparse_csr_alg2_col", "cusparse_alg2", "identity",
+     F::csr, L::left, true, "cusparseSpMM CSR_ALG2, column-major B/C (where cuSPARSE supports it)"},
+    {SpmmCandidate::cusparse_csr_alg2_row, "cusparse_csr_alg2_row", "cusparse_alg2", "identity",
+     F::csr, L::right, true, "cusparseSpMM CSR_ALG2, row-major B/C"},
+    {SpmmCandidate::cusparse_csr_alg3_col, "cusparse_csr_alg3_col", "cusparse_alg3", "identity",
+     F::csr, L::left, true, "cusparseSpMM CSR_ALG3, column-major B/C (where cuSPARSE supports it)"},
+    {SpmmCandidate::cusparse_csr_alg3_row, "cusparse_csr_alg3_row", "cusparse_alg3", "identity",
+     F::csr, L::right, true, "cusparseSpMM CSR_ALG3, row-major B/C"},
+};
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
+              "every SpmmCandidate needs one row in kTable");
+
+/// KokkosSparse::spmv with rank-2 views (KK's own multivector SpMV).
+template <class Matrix>
+class KkNativeSpmmPlan final : public SpmmPlan<Matrix> {
+  using base = SpmmPlan<Matrix>;
+  using typename base::b_left;
+  using typename base::b_right;
+  using typename base::value_type;
+  using typename base::y_left;
+  using typename base::y_right;
+
+ public:
+  using base::base;
+
+ protected:
+  void prepare_impl(const Matrix& A) override { A_ = A; }
+  void run_impl(value_type alpha, const b_left& B, value_type beta,
+                const y_left& Y) const override {
+    if (this->K() == 0 || this->num_rows() == 0) return;
+    KokkosSparse::spmv("N", alpha, A_, B, beta, Y);
+  }
+  void run_impl(value_type alpha, const b_right& B, value_type beta,
+                const y_right& Y) const override {
+    if (this->K() == 0 || this->num_rows() == 0) return;
+    KokkosSparse::spmv("N", alpha, A_, B, beta, Y);
+  }
+
+ private:
+  Matrix A_;
+};
+
+}  // namespace
+
+const SpmmCandidateInfo& info(SpmmCandidate c) {
+  const auto i = static_cast<int>(c);
+  KKPERM_REQUIRE(i >= 0 && i < static_cast<int>(SpmmCandidate::count_),
+                 "kkperm::info: invalid SpmmCandidate value " << i);
+  return kTable[i];
+}
+std::string to_string(SpmmCandidate c) { return info(c).name; }
+std::string to_string(SpmmLayout l) { return l == SpmmLayout::left ? "left" : "right"; }
+std::string to_string(SpmmFormat f) { return f == SpmmFormat::csr ? "csr" : "dcsr"; }
+
+SpmmCandidate spmm_candidate_from_string(const std::string& name) {
+  std::ostringstream valid;
+  for (const auto& row : kTable) {
+    if (name == row.name) return row.id;
+    valid << (&row == kTable ? "" : ", ") << row.name;
+  }
+  KKPERM_THROW(std::invalid_argument, "kkperm::spmm_candidate_from_string: unknown SpMM candidate '"
+                                          << name << "'; valid: " << valid.str());
+}
+
+SpmmLayout spmm_layout_from_string(const std::string& name) {
+  if (name == "left") return SpmmLayout::left;
+  if (name == "right") return SpmmLayout::right;
+  KKPERM_THROW(std::invalid_argument, "kkperm::spmm_layout_from_string: unknown layout '"
+                                          << name << "'; valid: left, right");
+}
+
+bool available(SpmmCandidate c) {
+#ifdef KKPERM_ENABLE_CUDA
+  if (info(c).cuda_only) return std::is_same<DefaultExecSpace, Kokkos::Cuda>::value;
+  return true;
+#else
+  return !info(c).cuda_only;
+#endif
+}
+
+std::vector<SpmmCandidate> all_spmm_candidates() {
+  std::vector<SpmmCandidate> out;
+  for (const auto& row : kTable) out.push_back(row.id);
+  return out;
+}
+
+std::vector<SpmmCandidate> spmm_candidates() {
+  std::vector<SpmmCandidate> out;
+  for (const auto& row : kTable)
+    if (available(row.id)) out.push_back(row.id);
+  return out;
+}
+
+template <class Matrix>
+std::unique_ptr<SpmmPlan<Matrix>> make_spmm_plan(SpmmCandidate c) {
+  KKPERM_REQUIRE(available(c), "kkperm::make_spmm_plan: candidate " << to_string(c)
+                                                                    << " is not available on this build");
+  switch (c) {
+    case SpmmCandidate::c_stationary:
+    case SpmmCandidate::c_stationary_dcsr:
+    case SpmmCandidate::row_major:
+    case SpmmCandidate::row_major_dcsr:
+      return std::make_unique<OwnSpmmPlan<Matrix>>(c);
+    case SpmmCandidate::kk_native_left:
+    case SpmmCandidate::kk_native_right:
+      return std::make_unique<KkNativeSpmmPlan<Matrix>>(c);
+    case SpmmCandidate::cusparse_csr_alg1_col:
+    case SpmmCandidate::cusparse_csr_alg1_row:
+    case SpmmCandidate::cusparse_csr_alg2_col:
+    case SpmmCandidate::cusparse_csr_alg2_row:
+    case SpmmCandidate::cusparse_csr_alg3_col:
+    case SpmmCandidate::cusparse_csr_alg3_row:
+#ifdef KKPERM_ENABLE_CUDA
+      return make_cusparse_spmm_plan<Matrix>(c);
+#else
+      break;
+#endif
+    case SpmmCandidate::count_:
+      break;
+  }
+  KKPERM_THROW(std::invalid_argument, "kkperm::make_spmm_plan: no plan for " << to_string(c));
+}
+
+template std::unique_ptr<SpmmPlan<Crs<double, int, DefaultDevice, int>>>
+make_spmm_plan<Crs<double, int, DefaultDevice, int>>(SpmmCandidate);
+template std::unique_ptr<SpmmPlan<Crs<float, int, DefaultDevice, int>>>
+make_spmm_plan<Crs<float, int, DefaultDevice, int>>(SpmmCandidate);
+
+}  // namespace kkperm

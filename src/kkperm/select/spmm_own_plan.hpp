@@ -1,0 +1,73 @@
+#pragma once
+/**
+ * @brief SpmmPlan for kkperm's own kernels (C-stationary, row-major) on any row set: identity,
+ * DCSR and, through `row_order`, any row permutation (results in the caller's order, or in
+ * permuted space when `permuted_space` is set). Used by make_spmm_plan; the selector and the
+ * Handle may construct it directly with a permutation built by kkperm::permute.
+ */
+#include <string>
+
+#include "kkperm/kernels/spmm/c_stationary.hpp"
+#include "kkperm/kernels/spmm/row_major.hpp"
+#include "kkperm/kernels/spmm/row_set.hpp"
+#include "kkperm/select/spmm_candidates.hpp"
+
+namespace kkperm {
+
+template <class Matrix>
+class OwnSpmmPlan final : public SpmmPlan<Matrix> {
+  using base = SpmmPlan<Matrix>;
+
+ public:
+  using typename base::b_left;
+  using typename base::b_right;
+  using typename base::device_type;
+  using typename base::ordinal_type;
+  using typename base::value_type;
+  using typename base::y_left;
+  using typename base::y_right;
+  using perm_view = Kokkos::View<const ordinal_type*, device_type>;
+
+  /// `row_order(p)` = original row stored at position p (extent 0 = A's order). With
+  /// `permuted_space`, run() reads and writes Y in permuted row order.
+  explicit OwnSpmmPlan(SpmmCandidate c, perm_view row_order = {}, bool permuted_space = false)
+      : base(c), perm_(row_order), permuted_space_(permuted_space) {
+    const auto& i = info(c);
+    KKPERM_REQUIRE(std::string(i.kernel) == "c_stationary" || std::string(i.kernel) == "row_major",
+                   "kkperm::OwnSpmmPlan: " << i.name << " is not a kkperm kernel candidate");
+  }
+
+  double extra_bytes() const override { return rs_.extra_bytes; }
+  std::string details() const override {
+    return "stored_rows=" + std::to_string(rs_.stored_rows) +
+           " empty_rows=" + std::to_string(rs_.empty_rows.extent(0)) +
+           (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "");
+  }
+
+ protected:
+  void prepare_impl(const Matrix& A) override {
+    rs_ = kernels::spmm::build_row_set(A, perm_, info(this->candidate()).format == SpmmFormat::dcsr,
+                                       permuted_space_);
+  }
+  void run_impl(value_type alpha, const b_left& B, value_type beta,
+                const y_left& Y) const override {
+    using exec = typename Matrix::execution_space;
+    kernels::spmm::c_stationary(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids,
+                                B, beta, Y);
+    kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
+  }
+  void run_impl(value_type alpha, const b_right& B, value_type beta,
+                const y_right& Y) const override {
+    using exec = typename Matrix::execution_space;
+    kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B,
+                             beta, Y);
+    kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
+  }
+
+ private:
+  perm_view perm_;
+  bool permuted_space_ = false;
+  kernels::spmm::RowSet<Matrix> rs_;
+};
+
+}  // namespace kkperm
