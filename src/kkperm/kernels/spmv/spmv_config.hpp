@@ -1,0 +1,113 @@
+#pragma once
+/**
+ * @brief Tuning constants of every kkperm SpMV kernel, one constexpr struct per variant, and the
+ * launch-shape helpers they share. Values are starting points chosen from the literature cited
+ * next to each; the GPU benchmark (scripts/gpu/bench_spmv.sh) is what should move them.
+ */
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace kkperm::spmv {
+
+/// Whether `Exec` runs teams of many threads (a GPU). Host spaces get team_size 1.
+template <class Exec>
+constexpr bool is_gpu_space() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<Exec, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+struct CsrScalarConfig {};
+
+/// Team/warp per row (Bell & Garland "CSR vector"): lanes = smallest power of two >= mean
+/// nnz/row, clamped to [min_vector_length, max_vector_length]; team = threads_per_team lanes.
+struct CsrVectorConfig {
+  static constexpr int threads_per_team = 256;
+  static constexpr int min_vector_length = 1;
+  static constexpr int max_vector_length = 32;  // one warp
+};
+
+/// Persistent warps taking `rows_per_fetch` rows per atomic on a global counter; the grid is
+/// `waves` times what the device can hold at once (concurrency / lanes).
+struct CsrWarpDynamicConfig {
+  static constexpr int threads_per_team = 256;
+  static constexpr int rows_per_fetch = 4;
+  static constexpr int waves = 1;
+};
+
+/// Team of rows; x staged in level-0 scratch `tile_cols` columns at a time (8 KiB for double),
+/// tiles visited only over the block's [min col, max col] range (computed in prepare).
+struct CsrWarpTiledConfig {
+  static constexpr int threads_per_team = 256;
+  static constexpr int tile_cols = 1024;
+};
+
+/// Equal-nnz chunks per thread; rows cut by a chunk border are added atomically.
+struct CsrMergeConfig {
+  static constexpr int chunk_nnz = 64;
+};
+
+/// Merge path (Merrill & Garland, SC'16): each thread consumes `items_per_thread` steps of the
+/// (rows + nnz) path; 7 is their CUDA choice for double at 128 threads, we use 16 to halve the
+/// number of carry-outs.
+struct CsrMergePathConfig {
+  static constexpr int items_per_thread = 16;
+};
+
+/// ELL with k = max nnz/row. Refused (CandidateNotApplicable) when the padded slots n*k exceed
+/// max(max_fill * nnz, min_slots): beyond that the padding, not the matrix, is what is read.
+struct EllConfig {
+  static constexpr double max_fill = 4.0;
+  static constexpr std::int64_t min_slots = 1 << 16;
+};
+
+/// COO segmented reduction: one thread per chunk of `chunk_nnz` entries.
+struct CooConfig {
+  static constexpr int chunk_nnz = 64;
+};
+
+/// HYB k choice (Bell & Garland 2009, cusp's compute_optimal_entries_per_row): the largest k
+/// such that at least max(num_rows / relative_speed, breakeven_rows) rows have >= k entries,
+/// i.e. ELL is used while it is "full enough" to beat COO, which they measured ~3x slower/entry.
+struct HybConfig {
+  static constexpr double relative_speed = 3.0;
+  static constexpr std::int64_t breakeven_rows = 4096;
+};
+
+/// SELL-C-sigma (Kreutzer et al. 2014): slices of C = 32 rows (one warp), rows sorted by length
+/// within windows of sigma = 256 rows. Same padding limit rule as ELL.
+struct SellConfig {
+  static constexpr int C = 32;
+  static constexpr int sigma = 256;
+  static constexpr double max_fill = 4.0;
+  static constexpr std::int64_t min_slots = 1 << 16;
+};
+
+/// Vector length for a mean row length: smallest power of two >= mean, within [lo, hi].
+inline int vector_length_for(double mean_nnz_per_row, int lo, int hi) {
+  int v = 1;
+  while (v < mean_nnz_per_row && v < hi) v *= 2;
+  if (v < lo) v = lo;
+  if (v > hi) v = hi;
+  return v;
+}
+
+/// Team size (threads, each with `vector_length` lanes) for a team of `threads_per_team` lanes.
+template <class Exec>
+int team_size_for(int threads_per_team, int vector_length) {
+  if (!is_gpu_space<Exec>()) return 1;
+  const int t = threads_per_team / vector_length;
+  return t < 1 ? 1 : t;
+}
+
+/// Vector length actually requested on `Exec` (host spaces run lanes serially: use 1).
+template <class Exec>
+int launch_vector_length(int v) {
+  return is_gpu_space<Exec>() ? v : 1;
+}
+
+}  // namespace kkperm::spmv

@@ -1,0 +1,389 @@
+// SpMV candidate registry: the table of candidates and one plan class per kernel family.
+#include "kkperm/select/spmv_candidates.hpp"
+
+#include <KokkosSparse_spmv.hpp>
+
+#include <sstream>
+
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/formats/spmv_formats.hpp"
+#include "kkperm/kernels/spmv/csr_kernels.hpp"
+#include "kkperm/kernels/spmv/format_kernels.hpp"
+
+#ifdef KKPERM_ENABLE_CUDA
+#include "cusparse/cusparse_spmv.hpp"
+#endif
+
+namespace kkperm {
+
+namespace {
+
+// One row per candidate, in enum order (checked at first use).
+const SpmvCandidateInfo kTable[] = {
+    {SpmvCandidate::csr_scalar, "csr_scalar", "csr_scalar", "identity", SpmvFormat::csr, false,
+     "CSR, one thread per row"},
+    {SpmvCandidate::csr_vector, "csr_vector", "csr_vector", "identity", SpmvFormat::csr, false,
+     "CSR, one warp/vector per row, lanes from mean nnz/row"},
+    {SpmvCandidate::csr_warp_dynamic, "csr_warp_dynamic", "csr_warp_dynamic", "identity",
+     SpmvFormat::csr, false, "CSR, persistent warps fetching rows from an atomic counter"},
+    {SpmvCandidate::csr_warp_tiled, "csr_warp_tiled", "csr_warp_tiled", "identity",
+     SpmvFormat::csr, false, "CSR, x staged in scratch per column tile"},
+    {SpmvCandidate::csr_merge, "csr_merge", "csr_merge", "identity", SpmvFormat::csr, false,
+     "CSR, equal-nnz chunks with atomics at chunk borders"},
+    {SpmvCandidate::csr_merge_path, "csr_merge_path", "csr_merge_path", "identity",
+     SpmvFormat::csr, false, "CSR merge path: partition, consume, carry-out fix-up"},
+    {SpmvCandidate::ell, "ell", "ell", "identity", SpmvFormat::ell, false,
+     "ELLPACK, k = max nnz/row"},
+    {SpmvCandidate::coo, "coo", "coo", "identity", SpmvFormat::coo, false,
+     "COO, segmented reduction"},
+    {SpmvCandidate::hyb, "hyb", "hyb", "identity", SpmvFormat::hyb, false,
+     "ELL(k) + COO, k from the row-length histogram"},
+    {SpmvCandidate::hyb_mu, "hyb_mu", "hyb", "identity", SpmvFormat::hyb, false,
+     "ELL(k) + COO, k = ceil(mean nnz/row)"},
+    {SpmvCandidate::sell_c_sigma, "sell_c_sigma", "sell_c_sigma", "sigma_window_sort",
+     SpmvFormat::sell, false, "SELL-32-256"},
+    {SpmvCandidate::dcsr, "dcsr", "csr_vector", "identity", SpmvFormat::dcsr, false,
+     "DCSR: warp per non-empty row, empty rows only scaled"},
+    {SpmvCandidate::kk_native, "kk_native", "kk_native", "identity", SpmvFormat::csr, false,
+     "KokkosSparse::spmv"},
+    {SpmvCandidate::cusparse_csr_alg1, "cusparse_csr_alg1", "cusparse_alg1", "identity",
+     SpmvFormat::csr, true, "cusparseSpMV CUSPARSE_SPMV_CSR_ALG1"},
+    {SpmvCandidate::cusparse_csr_alg2, "cusparse_csr_alg2", "cusparse_alg2", "identity",
+     SpmvFormat::csr, true, "cusparseSpMV CUSPARSE_SPMV_CSR_ALG2"},
+};
+constexpr int kCount = static_cast<int>(SpmvCandidate::count_);
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == kCount, "one table row per candidate");
+
+// ---------------------------------------------------------------------------------------------
+// Plans. The kernels live in kernels/spmv; plans only hold prepared state and dispatch.
+
+template <class Matrix>
+class CsrPlan final : public SpmvPlan<Matrix> {
+  using base = SpmvPlan<Matrix>;
+  using typename base::execution_space;
+  using typename base::ordinal_type;
+  using typename base::value_type;
+  using typename base::x_view;
+  using typename base::y_view;
+  using device_type = typename base::device_type;
+
+ public:
+  using base::base;
+  std::string details() const override {
+    std::ostringstream os;
+    os << "vector_length=" << vl_;
+    if (this->candidate() == SpmvCandidate::csr_warp_tiled) os << ", team_size=" << ts_;
+    return os.str();
+  }
+  double extra_bytes() const override {
+    return static_cast<double>(bmin_.span() + bmax_.span()) * sizeof(ordinal_type) +
+           static_cast<double>(start_row_.span() + start_nz_.span()) * sizeof(std::int64_t) +
+           static_cast<double>(carry_row_.span()) * sizeof(ordinal_type) +
+           static_cast<double>(carry_val_.span()) * sizeof(value_type);
+  }
+
+ protected:
+  void prepare_impl(const Matrix& A) override {
+    A_ = A;
+    const double mean =
+        A.numRows() ? static_cast<double>(A.nnz()) / static_cast<double>(A.numRows()) : 0.0;
+    vl_ = spmv::vector_length_for(mean, spmv::CsrVectorConfig::min_vector_length,
+                                  spmv::CsrVectorConfig::max_vector_length);
+    const SpmvCandidate c = this->candidate();
+    if (c == SpmvCandidate::csr_warp_dynamic) {
+      counter_ = Kokkos::View<unsigned long long*, device_type>("kkperm::spmv::counter", 1);
+    } else if (c == SpmvCandidate::csr_warp_tiled) {
+      const int lvl = spmv::launch_vector_length<execution_space>(vl_);
+      ts_ = spmv::team_size_for<execution_space>(spmv::CsrWarpTiledConfig::threads_per_team, lvl);
+      const std::int64_t nb = (static_cast<std::int64_t>(A.numRows()) + ts_ - 1) / ts_;
+      bmin_ = Kokkos::View<ordinal_type*, device_type>("kkperm::spmv::tiled::bmin", nb);
+      bmax_ = Kokkos::View<ordinal_type*, device_type>("kkperm::spmv::tiled::bmax", nb);
+      spmv::csr_block_col_range<execution_space>(A.graph.row_map, A.graph.entries, A.numRows(),
+                                                 ts_, bmin_, bmax_);
+    } else if (c == SpmvCandidate::csr_merge_path) {
+      const std::int64_t total = static_cast<std::int64_t>(A.numRows()) + A.nnz();
+      const std::int64_t ipt = spmv::CsrMergePathConfig::items_per_thread;
+      const std::int64_t nt = (total + ipt - 1) / ipt;
+      start_row_ = Kokkos::View<std::int64_t*, device_type>("kkperm::spmv::mp::row", nt + 1);
+      start_nz_ = Kokkos::View<std::int64_t*, device_type>("kkperm::spmv::mp::nz", nt + 1);
+      carry_row_ = Kokkos::View<ordinal_type*, device_type>("kkperm::spmv::mp::crow", nt);
+      carry_val_ = Kokkos::View<value_type*, device_type>("kkperm::spmv::mp::cval", nt);
+    }
+  }
+
+  void run_impl(value_type alpha, const x_view& x, value_type beta,
+                const y_view& y) const override {
+    using E = execution_space;
+    const auto& rm = A_.graph.row_map;
+    const auto& en = A_.graph.entries;
+    const auto& va = A_.values;
+    switch (this->candidate()) {
+      case SpmvCandidate::csr_scalar:
+        spmv::csr_scalar<E>(alpha, rm, en, va, x, beta, y);
+        break;
+      case SpmvCandidate::csr_vector:
+        spmv::csr_vector<E>("kkperm::spmv::csr_vector", alpha, rm, en, va, x, beta, y, false,
+                            Kokkos::View<ordinal_type*, device_type>(), A_.numRows(), vl_);
+        break;
+      case SpmvCandidate::csr_warp_dynamic:
+        spmv::csr_warp_dynamic<E>(alpha, rm, en, va, x, beta, y, counter_, vl_);
+        break;
+      case SpmvCandidate::csr_warp_tiled:
+        spmv::csr_warp_tiled<E>(alpha, rm, en, va, x, beta, y, bmin_, bmax_, ts_, vl_);
+        break;
+      case SpmvCandidate::csr_merge:
+        spmv::csr_merge<E>(alpha, rm, en, va, x, beta, y);
+        break;
+      case SpmvCandidate::csr_merge_path:
+        spmv::csr_merge_path<E>(alpha, rm, en, va, x, beta, y, start_row_, start_nz_,
+                                carry_row_, carry_val_);
+        break;
+      case SpmvCandidate::kk_native:
+        KokkosSparse::spmv("N", alpha, A_, x, beta, y);
+        break;
+      default:
+        KKPERM_ASSERT(false, "CsrPlan cannot run " << to_string(this->candidate()));
+    }
+  }
+
+ private:
+  Matrix A_;
+  int vl_ = 1, ts_ = 1;
+  Kokkos::View<unsigned long long*, device_type> counter_;
+  Kokkos::View<ordinal_type*, device_type> bmin_, bmax_;
+  Kokkos::View<std::int64_t*, device_type> start_row_, start_nz_;
+  Kokkos::View<ordinal_type*, device_type> carry_row_;
+  Kokkos::View<value_type*, device_type> carry_val_;
+};
+
+/// Throws CandidateNotApplicable when `slots` padded slots exceed max(fill * nnz, min_slots).
+inline void check_fill(const char* who, std::int64_t slots, std::int64_t nnz, double fill,
+                       std::int64_t min_slots) {
+  const double limit = std::max(fill * static_cast<double>(nnz), static_cast<double>(min_slots));
+  if (static_cast<double>(slots) > limit)
+    KKPERM_THROW(CandidateNotApplicable,
+                 who << ": " << slots << " padded slots for " << nnz << " nonzeros exceed the limit "
+                     << limit << " (max(" << fill << " * nnz, " << min_slots << "))");
+}
+
+template <class Matrix>
+class FormatPlan final : public SpmvPlan<Matrix> {
+  using base = SpmvPlan<Matrix>;
+  using typename base::execution_space;
+  using typename base::offset_type;
+  using typename base::ordinal_type;
+  using typename base::value_type;
+  using typename base::x_view;
+  using typename base::y_view;
+  using device_type = typename base::device_type;
+  template <class T>
+  using dview = Kokkos::View<T*, device_type>;
+
+ public:
+  using base::base;
+  std::string details() const override { return details_; }
+  double extra_bytes() const override { return extra_; }
+
+ protected:
+  void prepare_impl(const Matrix& A) override {
+    using formats::vector_to_device;
+    const auto h = to_host(A);
+    const std::int64_t nnz = static_cast<std::int64_t>(h.nnz());
+    std::ostringstream os;
+    const SpmvCandidate c = this->candidate();
+    k_ = 0;
+    if (c == SpmvCandidate::ell || c == SpmvCandidate::hyb || c == SpmvCandidate::hyb_mu) {
+      if (c == SpmvCandidate::ell) {
+        k_ = formats::max_row_length(h);
+        check_fill("kkperm::spmv::ell", k_ * static_cast<std::int64_t>(h.num_rows), nnz,
+                   spmv::EllConfig::max_fill, spmv::EllConfig::min_slots);
+      } else if (c == SpmvCandidate::hyb) {
+        k_ = formats::hyb_k_histogram(h, spmv::HybConfig::relative_speed,
+                                      spmv::HybConfig::breakeven_rows);
+      } else {
+        k_ = formats::hyb_k_mean(h);
+      }
+      const auto hy = formats::build_hyb(h, k_);
+      ell_cols_ = vector_to_device<device_type>(hy.ell.cols, "kkperm::spmv::ell::cols");
+      ell_vals_ = vector_to_device<device_type>(hy.ell.vals, "kkperm::spmv::ell::vals");
+      coo_rows_ = vector_to_device<device_type>(hy.coo.rows, "kkperm::spmv::coo::rows");
+      coo_cols_ = vector_to_device<device_type>(hy.coo.cols, "kkperm::spmv::coo::cols");
+      coo_vals_ = vector_to_device<device_type>(hy.coo.vals, "kkperm::spmv::coo::vals");
+      os << "k=" << k_ << ", coo_nnz=" << hy.coo.vals.size();
+    } else if (c == SpmvCandidate::coo) {
+      const auto co = formats::build_coo(h);
+      coo_rows_ = vector_to_device<device_type>(co.rows, "kkperm::spmv::coo::rows");
+      coo_cols_ = vector_to_device<device_type>(co.cols, "kkperm::spmv::coo::cols");
+      coo_vals_ = vector_to_device<device_type>(co.vals, "kkperm::spmv::coo::vals");
+    } else if (c == SpmvCandidate::sell_c_sigma) {
+      const std::int64_t C = spmv::SellConfig::C, sigma = spmv::SellConfig::sigma;
+      check_fill("kkperm::spmv::sell_c_sigma", formats::sell_slots(h, C, sigma), nnz,
+                 spmv::SellConfig::max_fill, spmv::SellConfig::min_slots);
+      const auto s = formats::build_sell(h, C, sigma);
+      sell_ptr_ = vector_to_device<device_type>(s.slice_ptr, "kkperm::spmv::sell::ptr");
+      sell_perm_ = vector_to_device<device_type>(s.perm, "kkperm::spmv::sell::perm");
+      ell_cols_ = vector_to_device<device_type>(s.cols, "kkperm::spmv::sell::cols");
+      ell_vals_ = vector_to_device<device_type>(s.vals, "kkperm::spmv::sell::vals");
+      os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.cols.size();
+    } else if (c == SpmvCandidate::dcsr) {
+      A_ = A;
+      const auto d = formats::build_dcsr_rows(h);
+      nonempty_ = vector_to_device<device_type>(d.nonempty, "kkperm::spmv::dcsr::rows");
+      empty_ = vector_to_device<device_type>(d.empty, "kkperm::spmv::dcsr::empty");
+      const double mean = d.nonempty.empty() ? 0.0
+                                             : static_cast<double>(nnz) /
+                                                   static_cast<double>(d.nonempty.size());
+      vl_ = spmv::vector_length_for(mean, spmv::CsrVectorConfig::min_vector_length,
+                                    spmv::CsrVectorConfig::max_vector_length);
+      os << "nonempty_rows=" << d.nonempty.size() << ", vector_length=" << vl_;
+    } else {
+      KKPERM_ASSERT(false, "FormatPlan cannot prepare " << to_string(c));
+    }
+    details_ = os.str();
+    extra_ = static_cast<double>(ell_cols_.span() + coo_rows_.span() + coo_cols_.span() +
+                                 sell_perm_.span() + nonempty_.span() + empty_.span()) *
+                 sizeof(ordinal_type) +
+             static_cast<double>(ell_vals_.span() + coo_vals_.span()) * sizeof(value_type) +
+             static_cast<double>(sell_ptr_.span()) * sizeof(offset_type);
+  }
+
+  void run_impl(value_type alpha, const x_view& x, value_type beta,
+                const y_view& y) const override {
+    using E = execution_space;
+    switch (this->candidate()) {
+      case SpmvCandidate::ell:
+        spmv::ell<E>("kkperm::spmv::ell", alpha, k_, ell_cols_, ell_vals_, x, beta, y);
+        break;
+      case SpmvCandidate::hyb:
+      case SpmvCandidate::hyb_mu:
+        spmv::ell<E>("kkperm::spmv::hyb::ell", alpha, k_, ell_cols_, ell_vals_, x, beta, y);
+        spmv::coo_accumulate<E>("kkperm::spmv::hyb::coo", alpha, coo_rows_, coo_cols_,
+                                coo_vals_, x, y);
+        break;
+      case SpmvCandidate::coo:
+        spmv::coo<E>(alpha, coo_rows_, coo_cols_, coo_vals_, x, beta, y);
+        break;
+      case SpmvCandidate::sell_c_sigma:
+        spmv::sell<E>(alpha, static_cast<std::int64_t>(spmv::SellConfig::C), sell_ptr_,
+                      sell_perm_, ell_cols_, ell_vals_, x, beta, y);
+        break;
+      case SpmvCandidate::dcsr:
+        spmv::csr_vector<E>("kkperm::spmv::dcsr", alpha, A_.graph.row_map, A_.graph.entries,
+                            A_.values, x, beta, y, true, nonempty_,
+                            static_cast<std::int64_t>(nonempty_.extent(0)), vl_);
+        spmv::scale_rows<E>("kkperm::spmv::dcsr::empty", beta, empty_, y);
+        break;
+      default:
+        KKPERM_ASSERT(false, "FormatPlan cannot run " << to_string(this->candidate()));
+    }
+  }
+
+ private:
+  Matrix A_;
+  std::int64_t k_ = 0;
+  int vl_ = 1;
+  std::string details_;
+  double extra_ = 0.0;
+  dview<ordinal_type> ell_cols_, coo_rows_, coo_cols_, sell_perm_, nonempty_, empty_;
+  dview<value_type> ell_vals_, coo_vals_;
+  dview<offset_type> sell_ptr_;
+};
+
+}  // namespace
+
+const SpmvCandidateInfo& info(SpmvCandidate c) {
+  const int i = static_cast<int>(c);
+  KKPERM_REQUIRE(i >= 0 && i < kCount, "kkperm::info: invalid SpmvCandidate value " << i);
+  KKPERM_ASSERT(kTable[i].id == c, "SpMV registry table out of enum order at " << i);
+  return kTable[i];
+}
+
+std::string to_string(SpmvCandidate c) { return info(c).name; }
+
+std::string to_string(SpmvFormat f) {
+  switch (f) {
+    case SpmvFormat::csr: return "csr";
+    case SpmvFormat::ell: return "ell";
+    case SpmvFormat::coo: return "coo";
+    case SpmvFormat::hyb: return "hyb";
+    case SpmvFormat::sell: return "sell";
+    case SpmvFormat::dcsr: return "dcsr";
+  }
+  return "unknown";
+}
+
+SpmvCandidate spmv_candidate_from_string(const std::string& name) {
+  for (const auto& row : kTable)
+    if (name == row.name) return row.id;
+  std::ostringstream valid;
+  for (int i = 0; i < kCount; ++i) valid << (i ? ", " : "") << kTable[i].name;
+  KKPERM_THROW(std::invalid_argument, "kkperm::spmv_candidate_from_string: unknown SpMV "
+                                      "candidate '"
+                                          << name << "' (valid: " << valid.str() << ")");
+}
+
+bool available(SpmvCandidate c) {
+  const auto& row = info(c);
+  if (!row.cuda_only) return true;
+#if defined(KKPERM_ENABLE_CUDA) && defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<DefaultExecSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+std::vector<SpmvCandidate> all_spmv_candidates() {
+  std::vector<SpmvCandidate> out;
+  for (const auto& row : kTable) out.push_back(row.id);
+  return out;
+}
+
+std::vector<SpmvCandidate> spmv_candidates() {
+  std::vector<SpmvCandidate> out;
+  for (const auto& row : kTable)
+    if (available(row.id)) out.push_back(row.id);
+  return out;
+}
+
+template <class Matrix>
+std::unique_ptr<SpmvPlan<Matrix>> make_spmv_plan(SpmvCandidate c) {
+  KKPERM_REQUIRE(available(c), "kkperm::make_spmv_plan: candidate " << to_string(c)
+                                                                    << " is not available on this "
+                                                                       "build (CUDA only)");
+  switch (c) {
+    case SpmvCandidate::csr_scalar:
+    case SpmvCandidate::csr_vector:
+    case SpmvCandidate::csr_warp_dynamic:
+    case SpmvCandidate::csr_warp_tiled:
+    case SpmvCandidate::csr_merge:
+    case SpmvCandidate::csr_merge_path:
+    case SpmvCandidate::kk_native:
+      return std::make_unique<CsrPlan<Matrix>>(c);
+    case SpmvCandidate::ell:
+    case SpmvCandidate::coo:
+    case SpmvCandidate::hyb:
+    case SpmvCandidate::hyb_mu:
+    case SpmvCandidate::sell_c_sigma:
+    case SpmvCandidate::dcsr:
+      return std::make_unique<FormatPlan<Matrix>>(c);
+    case SpmvCandidate::cusparse_csr_alg1:
+    case SpmvCandidate::cusparse_csr_alg2:
+#ifdef KKPERM_ENABLE_CUDA
+      return make_cusparse_spmv_plan<Matrix>(c);
+#else
+      break;
+#endif
+    case SpmvCandidate::count_:
+      break;
+  }
+  KKPERM_THROW(std::invalid_argument,
+               "kkperm::make_spmv_plan: no plan for candidate " << static_cast<int>(c));
+}
+
+// Explicit instantiations (the types perf_test, tests and the plugin use).
+template std::unique_ptr<SpmvPlan<Crs<double, int, DefaultDevice, int>>>
+make_spmv_plan<Crs<double, int, DefaultDevice, int>>(SpmvCandidate);
+template std::unique_ptr<SpmvPlan<Crs<float, int, DefaultDevice, int>>>
+make_spmv_plan<Crs<float, int, DefaultDevice, int>>(SpmvCandidate);
+
+}  // namespace kkperm
