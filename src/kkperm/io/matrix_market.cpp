@@ -48,7 +48,8 @@ std::string slurp(const std::string& path) {
       int err = Z_OK;
       const std::string msg = gzerror(f, &err);
       gzclose(f);
-      fail_file(path, "read error (zlib: " + msg + ")");
+      fail_file(path, (err == Z_ERRNO ? "read error (" : "truncated or corrupt gzip stream (zlib: ") +
+                          msg + ")");
     }
     text.resize(old + static_cast<std::size_t>(got));
     if (got == 0) break;
@@ -266,7 +267,8 @@ double parse_value(Lexer& lx, Field field, const char* expect) {
     bool overflow = false;
     if (parse_i64(t, v, overflow)) return static_cast<double>(v);
     double d = 0;
-    if (overflow) lx.fail("integer value '" + tok_str(t) + "' overflows 64 bits");
+    // Integers beyond 64 bits (e.g. a uint64 maximum) are still integers: rounded to double.
+    if (overflow && parse_f64(t, d)) return d;
     if (parse_f64(t, d)) lx.fail("non-integer value '" + tok_str(t) + "' in an 'integer' matrix");
     lx.fail("non-numeric value '" + tok_str(t) + "'");
   }

@@ -14,8 +14,8 @@
  *    stored element becomes an entry, zeros included (a dense array is a valid matrix); for
  *    symmetric arrays the stored lower triangle is mirrored, for skew-symmetric arrays the
  *    diagonal is absent (it is zero by definition). `array pattern` is invalid and rejected.
- *  - field `real`, `integer` (read exactly as a 64-bit integer, then converted to double;
- *    "1.5" in an integer file is an error) or `pattern` (every entry has value 1.0).
+ *  - field `real`, `integer` (the token must be an integer: "1.5", "inf" or "nan" in an integer
+ *    file are errors; converted to double, so integers beyond 2^53 round) or `pattern` (every entry has value 1.0).
  *    `complex` is rejected: "complex matrices are not supported".
  *  - symmetry `general`, `symmetric`, `skew-symmetric` (off-diagonal mirrored negated; a
  *    diagonal entry is an error), `hermitian` (for real/integer/pattern data it equals
@@ -31,7 +31,8 @@
  *  - Exactly nnz entry lines (too few or too many is an error); blank lines and `%` comment
  *    lines between entries are skipped. Indices are 1-based: 0 or > dimension is an error.
  *    Non-numeric tokens, missing tokens and anything after the last expected token on a line
- *    are errors.
+ *    are errors (so a `pattern` file whose lines carry a value is rejected). Real values may be
+ *    nan/inf (kept as such).
  *  - Duplicate entries are SUMMED (real/integer) in file order; for `pattern` files a repeated
  *    coordinate stays 1.0 (the pattern is a set). Columns are sorted within every row.
  *
