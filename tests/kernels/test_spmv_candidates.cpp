@@ -1,0 +1,324 @@
+// Every available SpMV candidate of the registry against the serial double reference, on the
+// real matrices, generated corner cases and random inputs; plus the format twins and the
+// registry's error handling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "common/test_utils.hpp"
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/formats/spmv_formats.hpp"
+#include "kkperm/gen/generators.hpp"
+#include "kkperm/io/matrix_market.hpp"
+#include "kkperm/kernels/spmv/reference.hpp"
+#include "kkperm/kernels/spmv/spmv_config.hpp"
+#include "kkperm/select/spmv_candidates.hpp"
+
+namespace {
+
+using GenCsr = kkperm::HostCsr<double, int, std::int64_t>;
+
+struct AlphaBeta {
+  double alpha, beta;
+};
+// beta = 0 runs with a NaN-poisoned y: any read of y shows up as NaN.
+const AlphaBeta kAlphaBeta[] = {{1.0, 0.0}, {-0.75, 0.0}, {1.0, 1.0}, {2.5, -1.5}, {0.0, 0.5}};
+
+std::uint64_t seed_for_test() {
+  static const std::uint64_t s = kkperm::test::fresh_seed();
+  return s;
+}
+
+/// Generated corner cases (seeded; the seed is recorded by the test).
+std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
+  std::vector<std::pair<std::string, GenCsr>> out;
+  GenCsr empty;  // 0 x 0
+  out.push_back({"0x0", empty});
+  GenCsr one;
+  one.num_rows = one.num_cols = 1;
+  one.row_map = {0, 1};
+  one.entries = {0};
+  one.values = {-3.25};
+  out.push_back({"1x1", one});
+  GenCsr zero_nnz;  // 5 x 7, no entries at all
+  zero_nnz.num_rows = 5;
+  zero_nnz.num_cols = 7;
+  zero_nnz.row_map.assign(6, 0);
+  out.push_back({"5x7_no_entries", zero_nnz});
+  out.push_back({"empty_rows_hypersparse", kkperm::gen::hypersparse(3000, 0.05, 7, seed)});
+  out.push_back({"one_dense_row_arrow", kkperm::gen::arrow(2500, 1, 0, seed + 1)});
+  out.push_back({"arrow_rows_and_cols", kkperm::gen::arrow(1500, 3, 2, seed + 2)});
+  out.push_back({"wide_20x5000", kkperm::gen::random_uniform(20, 5000, 1, 900, seed + 3)});
+  out.push_back({"tall_6000x9", kkperm::gen::random_uniform(6000, 9, 0, 9, seed + 4)});
+  out.push_back({"power_law", kkperm::gen::power_law(6000, 12.0, 2.1, seed + 5)});
+  out.push_back({"banded_multi_tile", kkperm::gen::banded(9000, 1500, 1700, 0.01, seed + 6)});
+  out.push_back({"laplace2d", kkperm::gen::laplace2d_5pt(70, 60)});
+  out.push_back({"block_diag_varied", kkperm::gen::block_diagonal(40, 1, 90, seed + 7)});
+  // > 4096 rows with >= k entries so HYB's histogram rule picks k > 0 with a COO tail.
+  out.push_back({"hyb_tail", kkperm::gen::random_uniform(9000, 9000, 2, 40, seed + 8)});
+  return out;
+}
+
+/// Real and pattern matrices of matrices_dir()/real (from INDEX.tsv), read once per process.
+const std::vector<std::pair<std::string, GenCsr>>& real_matrices() {
+  static std::vector<std::pair<std::string, GenCsr>> cache = [] {
+    std::vector<std::pair<std::string, GenCsr>> out;
+    std::ifstream idx(kkperm::test::matrices_dir() + "/real/INDEX.tsv");
+    std::string line;
+    std::getline(idx, line);  // header: kind file source path rows cols nnz field symmetry bytes
+    while (std::getline(idx, line)) {
+      std::istringstream is(line);
+      std::vector<std::string> f;
+      std::string cell;
+      while (std::getline(is, cell, '\t')) f.push_back(cell);
+      if (f.size() < 8 || f[0] != "ok" || (f[7] != "real" && f[7] != "pattern")) continue;
+      out.push_back({f[1], kkperm::io::read_matrix_market(kkperm::test::matrices_dir() +
+                                                          "/real/" + f[1])});
+    }
+    return out;
+  }();
+  return cache;
+}
+
+template <class T>
+class SpmvCandidates : public ::testing::Test {};
+using ValueTypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SpmvCandidates, ValueTypes);
+
+/**
+ * Runs every available candidate on `g` for every (alpha, beta) and checks each row against the
+ * serial reference computed in double from the same T-rounded inputs.
+ *
+ * Tolerance, from the arithmetic: the candidate computes s_i = sum_j a_ij x_j in T in some order
+ * (row order, lanes, chunks + atomics, ELL padding order...), then alpha*s_i (+ beta*y_i). For
+ * any summation order of m_i = nnz_i terms, |fl(s_i) - s_i| <= gamma_{m_i} * sum_j |a_ij x_j|
+ * with gamma_m ~ m*u, u = eps_T/2 (Higham, Thm 3.1/3.5; FMA only tightens it). The scaling by
+ * alpha and the beta term add at most 3 more roundings. The double reference has the same bound
+ * with u_double, so for T = double the two errors add (2 * u = eps), for T = float it is
+ * negligible. Hence |y - y_ref| <= (nnz_i + 3) * eps_T * (|alpha| * sum_j |a_ij||x_j| +
+ * |beta| * |y0_i|), plus the smallest normal of T for rows whose exact result underflows.
+ */
+template <class T>
+void check_all(const std::string& name, const GenCsr& g, std::uint64_t seed,
+               int* candidates_run) {
+  using Matrix = kkperm::Crs<T, int, kkperm::DefaultDevice, int>;
+  SCOPED_TRACE("matrix " + name + " (" + std::to_string(g.num_rows) + " x " +
+               std::to_string(g.num_cols) + ", nnz " + std::to_string(g.nnz()) +
+               "), seed " + std::to_string(seed));
+  const Matrix A = kkperm::to_device<Matrix>(g);
+  const auto h = kkperm::to_host(A);  // the T-rounded values the device sees
+  const int n = h.num_rows, m = h.num_cols;
+  std::mt19937_64 rng(seed ^ std::hash<std::string>{}(name));
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+
+  std::vector<std::unique_ptr<kkperm::SpmvPlan<Matrix>>> plans;
+  for (auto c : kkperm::spmv_candidates()) {
+    auto plan = kkperm::make_spmv_plan<Matrix>(c);
+    try {
+      plan->prepare(A);
+    } catch (const kkperm::CandidateNotApplicable& e) {
+      // Only the padded formats have limits; check the refusal is the documented one.
+      const std::int64_t nnz = h.nnz();
+      if (c == kkperm::SpmvCandidate::ell) {
+        const double slots = static_cast<double>(kkperm::formats::max_row_length(h)) * n;
+        EXPECT_GT(slots, std::max(kkperm::spmv::EllConfig::max_fill * nnz,
+                                  double(kkperm::spmv::EllConfig::min_slots)))
+            << e.what();
+      } else if (c == kkperm::SpmvCandidate::sell_c_sigma) {
+        const double slots = static_cast<double>(kkperm::formats::sell_slots(
+            h, kkperm::spmv::SellConfig::C, kkperm::spmv::SellConfig::sigma));
+        EXPECT_GT(slots, std::max(kkperm::spmv::SellConfig::max_fill * nnz,
+                                  double(kkperm::spmv::SellConfig::min_slots)))
+            << e.what();
+      } else {
+        ADD_FAILURE() << kkperm::to_string(c) << " refused a matrix: " << e.what();
+      }
+      continue;
+    }
+    plans.push_back(std::move(plan));
+  }
+
+  Kokkos::View<T*, kkperm::DefaultDevice> x("x", m), y("y", n);
+  auto hx = Kokkos::create_mirror_view(x);
+  auto hy = Kokkos::create_mirror_view(y);
+  const T eps = std::numeric_limits<T>::epsilon();
+  for (const auto& ab : kAlphaBeta) {
+    const T alpha = static_cast<T>(ab.alpha), beta = static_cast<T>(ab.beta);
+    for (const auto& plan : plans) {
+      SCOPED_TRACE(plan->name() + " alpha=" + std::to_string(ab.alpha) +
+                   " beta=" + std::to_string(ab.beta));
+      // Fresh x and y0 for every run.
+      std::vector<double> xd(m), y0(n), yref(n);
+      for (int j = 0; j < m; ++j) {
+        hx(j) = static_cast<T>(dist(rng));
+        xd[j] = hx(j);
+      }
+      for (int i = 0; i < n; ++i) {
+        hy(i) = beta == T(0) ? kkperm::test::poison<T>() : static_cast<T>(dist(rng));
+        y0[i] = beta == T(0) ? 0.0 : static_cast<double>(hy(i));
+        yref[i] = y0[i];
+      }
+      Kokkos::deep_copy(x, hx);
+      Kokkos::deep_copy(y, hy);
+      plan->run(alpha, x, beta, y);
+      Kokkos::fence();
+      Kokkos::deep_copy(hy, y);
+      kkperm::spmv::csr_reference<double>(h, static_cast<double>(alpha), xd,
+                                          static_cast<double>(beta), yref);
+      const auto mag = kkperm::spmv::abs_row_products<double>(h, xd);
+      int bad = 0;
+      for (int i = 0; i < n; ++i) {
+        const double nnz_i = static_cast<double>(h.row_map[i + 1] - h.row_map[i]);
+        const double tol =
+            (nnz_i + 3.0) * eps *
+                (std::abs(static_cast<double>(alpha)) * mag[i] +
+                 std::abs(static_cast<double>(beta)) * std::abs(y0[i])) +
+            static_cast<double>(std::numeric_limits<T>::min());
+        const double got = static_cast<double>(hy(i));
+        if (!(std::abs(got - yref[i]) <= tol)) {
+          if (++bad <= 3)
+            ADD_FAILURE() << "row " << i << ": got " << got << ", reference " << yref[i]
+                          << ", |diff| " << std::abs(got - yref[i]) << " > tol " << tol;
+        }
+      }
+      EXPECT_EQ(bad, 0) << bad << " of " << n << " rows out of tolerance";
+    }
+  }
+  *candidates_run += static_cast<int>(plans.size());
+}
+
+TYPED_TEST(SpmvCandidates, EveryCandidateMatchesReferenceOnCornerCases) {
+  const auto seed = seed_for_test();
+  this->RecordProperty("seed", std::to_string(seed));
+  int runs = 0;
+  for (const auto& [name, g] : corner_cases(seed)) check_all<TypeParam>(name, g, seed, &runs);
+  EXPECT_GT(runs, 0);
+}
+
+TYPED_TEST(SpmvCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
+  const auto seed = seed_for_test();
+  this->RecordProperty("seed", std::to_string(seed));
+  const auto& mats = real_matrices();
+  ASSERT_GT(mats.size(), 100u) << "expected the shared real/pattern matrices under "
+                               << kkperm::test::matrices_dir() << "/real";
+  int runs = 0;
+  for (const auto& [name, g] : mats) check_all<TypeParam>(name, g, seed, &runs);
+  EXPECT_GE(runs, static_cast<int>(mats.size()));
+}
+
+// The host twins of the formats agree with the CSR reference (so a kernel matching its twin
+// and the twin matching CSR are two independent checks of the conversion).
+TEST(SpmvFormats, TwinsMatchCsrReference) {
+  const auto seed = seed_for_test();
+  RecordProperty("seed", std::to_string(seed));
+  auto cases = corner_cases(seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (const auto& [name, g] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<double> x(g.num_cols), y0(g.num_rows);
+    for (auto& v : x) v = dist(rng);
+    for (auto& v : y0) v = dist(rng);
+    const double alpha = 1.5, beta = -0.5;
+    std::vector<double> ref = y0;
+    kkperm::spmv::csr_reference<double>(g, alpha, x, beta, ref);
+    const auto mag = kkperm::spmv::abs_row_products<double>(g, x);
+    auto check = [&](const std::vector<double>& got, const char* what) {
+      for (int i = 0; i < g.num_rows; ++i) {
+        const double nnz_i = static_cast<double>(g.row_map[i + 1] - g.row_map[i]);
+        const double tol = (nnz_i + 3.0) * std::numeric_limits<double>::epsilon() *
+                           (std::abs(alpha) * mag[i] + std::abs(beta * y0[i]));
+        ASSERT_LE(std::abs(got[i] - ref[i]), tol) << what << " row " << i;
+      }
+    };
+    std::vector<double> y;
+    y = y0;
+    kkperm::formats::spmv_reference(kkperm::formats::build_ell(g, kkperm::formats::max_row_length(g)),
+                                    alpha, x, beta, y);
+    check(y, "ell");
+    y = y0;
+    kkperm::formats::spmv_reference(kkperm::formats::build_coo(g), alpha, x, beta, y);
+    check(y, "coo");
+    for (std::int64_t k : {std::int64_t(0), std::int64_t(1), kkperm::formats::hyb_k_mean(g),
+                           kkperm::formats::hyb_k_histogram(g, 3.0, 4096)}) {
+      y = y0;
+      kkperm::formats::spmv_reference(kkperm::formats::build_hyb(g, k), alpha, x, beta, y);
+      check(y, "hyb");
+    }
+    y = y0;
+    kkperm::formats::spmv_reference(kkperm::formats::build_sell(g, 32, 256), alpha, x, beta, y);
+    check(y, "sell");
+    y = y0;
+    kkperm::formats::spmv_reference(g, kkperm::formats::build_dcsr_rows(g), alpha, x, beta, y);
+    check(y, "dcsr");
+  }
+}
+
+TEST(SpmvFormats, HybHistogramRuleAndMeanK) {
+  // 5000 rows of length 3 and 5000 of length 10: >= n/3 and >= 4096 rows have >= 10 entries.
+  GenCsr g;
+  g.num_rows = 10000;
+  g.num_cols = 20;
+  g.row_map = {0};
+  for (int i = 0; i < g.num_rows; ++i) {
+    const int len = i % 2 ? 10 : 3;
+    for (int j = 0; j < len; ++j) {
+      g.entries.push_back(j);
+      g.values.push_back(1.0);
+    }
+    g.row_map.push_back(static_cast<std::int64_t>(g.entries.size()));
+  }
+  EXPECT_EQ(kkperm::formats::hyb_k_histogram(g, 3.0, 4096), 10);
+  EXPECT_EQ(kkperm::formats::hyb_k_histogram(g, 3.0, 6000), 3);  // only 5000 rows have > 3
+  EXPECT_EQ(kkperm::formats::hyb_k_mean(g), 7);                   // ceil(6.5)
+}
+
+TEST(SpmvRegistry, NamesRoundTripAndUnknownNamesAreRejected) {
+  for (auto c : kkperm::all_spmv_candidates()) {
+    EXPECT_EQ(kkperm::spmv_candidate_from_string(kkperm::to_string(c)), c);
+    EXPECT_EQ(kkperm::info(c).id, c);
+  }
+  try {
+    kkperm::spmv_candidate_from_string("csr_bogus");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("csr_bogus"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("csr_vector"), std::string::npos);  // lists valid ones
+  }
+  bool any_cuda_only = false;
+  for (auto c : kkperm::all_spmv_candidates()) {
+    if (kkperm::info(c).cuda_only) {
+      any_cuda_only = true;
+#ifndef KKPERM_ENABLE_CUDA
+      EXPECT_FALSE(kkperm::available(c)) << kkperm::to_string(c);
+      EXPECT_THROW(kkperm::make_spmv_plan<kkperm::DefaultCrs>(c), std::invalid_argument);
+#endif
+    } else {
+      EXPECT_TRUE(kkperm::available(c)) << kkperm::to_string(c);
+    }
+  }
+  EXPECT_TRUE(any_cuda_only);
+}
+
+TEST(SpmvRegistry, RunChecksPreparationAndSizes) {
+  using Matrix = kkperm::DefaultCrs;
+  const auto A = kkperm::to_device<Matrix>(kkperm::gen::laplace2d_5pt(4, 5));  // 20 x 20
+  auto plan = kkperm::make_spmv_plan<Matrix>(kkperm::SpmvCandidate::csr_vector);
+  Kokkos::View<double*, kkperm::DefaultDevice> x("x", 20), y("y", 20), short_x("sx", 19);
+  EXPECT_THROW(plan->run(1.0, x, 0.0, y), std::invalid_argument);  // not prepared
+  plan->prepare(A);
+  EXPECT_THROW(plan->run(1.0, short_x, 0.0, y), std::invalid_argument);
+  EXPECT_THROW(plan->run(1.0, x, 0.0, short_x), std::invalid_argument);
+  EXPECT_THROW(plan->run(1.0, y, 0.0, y), std::invalid_argument);  // aliasing
+  EXPECT_NO_THROW(plan->run(1.0, x, 0.0, y));
+  // byte floor: 82 nnz * (8 + 4) + 21 * 4 + 20 * 8 (x) + 20 * 8 (y written) [+ 20 * 8 y read]
+  EXPECT_DOUBLE_EQ(plan->bytes_moved(false), 82.0 * 12 + 21 * 4 + 160 + 160);
+  EXPECT_DOUBLE_EQ(plan->bytes_moved(true), 82.0 * 12 + 21 * 4 + 160 + 320);
+}
+
+}  // namespace
