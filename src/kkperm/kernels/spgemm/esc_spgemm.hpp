@@ -1,0 +1,497 @@
+#pragma once
+/**
+ * @brief ESC SpGEMM (expansion, sorting, contraction) with rows binned by work and a
+ * symbolic/numeric split, on any Kokkos execution space.
+ *
+ * Usage:
+ *   kkperm::spgemm::EscSpgemm<Matrix> esc;            // EscConfig{} defaults
+ *   esc.symbolic(A, B);                                // C's row_map + sorted columns + bin plan
+ *   esc.numeric(A, B);                                 // values; repeat after value changes
+ *   const Matrix& C = esc.C();
+ *
+ * Algorithm (row-wise ESC, Dalton/Olson/Bell 2015):
+ *  1. analysis: F_i = Σ_{k ∈ row i of A} nnz(B row k);
+ *  2. reorder: rows grouped by bin (w_i = max(F_i, nnz(A row i)) ≤ thread_max / warp_max /
+ *     team_max / above), stable inside a bin; C is written either straight to its final rows
+ *     (EscOutputOrder::direct) or in permuted order and put back by a gather timed separately
+ *     (EscOutputOrder::permuted_then_restore);
+ *  3. bins: ≤ thread_max one thread, expanded row in per-thread arrays (insertion sort);
+ *     ≤ warp_max one team of warp_team_size threads and ≤ team_max one team of block_team_size
+ *     threads, expanded row in scratch (level 0 when it fits, level 1 otherwise; reported),
+ *     bitonic sort; larger rows: expanded into a global buffer (chunked to
+ *     global_buffer_bytes), bitonic sort in global memory, reduce by key;
+ *  4. expansion scales by A's value; contraction sums equal columns; explicit zeros (stored
+ *     zeros or cancellation) are kept unless drop_zeros;
+ *  5. symbolic = count pass + fill pass (columns only); numeric recomputes values only: every
+ *     product is accumulated at its column's position in C's sorted row (binary search),
+ *     reusing the structure and the bin plan.
+ *
+ * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
+ * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
+ * as if summed beforehand) — the expansion/sort handles them at no extra cost.
+ * numeric() requires A and B with the structure seen by symbolic() (checked by dims, nnz and a
+ * structure hash unless EscConfig::check_reuse is false). With drop_zeros the structure depends
+ * on the values, so symbolic() writes the values too and numeric() recomputes structure and
+ * values (no structure reuse; C's nnz may change).
+ * Memory: plan O(n), C, and the global-bin buffer; total reported in stats(); inputs whose C
+ * would overflow the offset type or exceed memory_limit_bytes get std::invalid_argument.
+ */
+#include <Kokkos_Core.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/error.hpp"
+#include "kkperm/kernels/spgemm/esc_kernels.hpp"
+
+namespace kkperm::spgemm {
+
+enum class EscOutputOrder { direct, permuted_then_restore };
+
+/**
+ * Tuning of the ESC kernel. Thresholds default to the ESC paper's values (32 / 736 / 6144,
+ * measured there on Fermi/Kepler); H100 tuning is pending (perf_test/kkperm_spgemm --esc-* sweeps;
+ * record the measurement here when done).
+ */
+struct EscConfig {
+  std::int64_t thread_max = 32;    ///< one thread per row up to this work (≤ 32, register arrays)
+  std::int64_t warp_max = 736;     ///< one warp-sized team per row up to this work
+  std::int64_t team_max = 6144;    ///< one block-sized team per row, scratch memory
+  int warp_team_size = 32;         ///< threads of the "warp" bin team (1 on host backends)
+  int block_team_size = 256;       ///< threads of the "block" bin team
+  int global_team_size = 512;      ///< threads of the team handling one global-bin row
+  EscOutputOrder output_order = EscOutputOrder::direct;
+  bool drop_zeros = false;         ///< drop entries whose contracted value is exactly zero
+  bool check_reuse = true;         ///< numeric(): verify A/B structure hash against symbolic()
+  std::size_t global_buffer_bytes = std::size_t(256) << 20;  ///< expansion buffer budget
+  std::size_t memory_limit_bytes = 0;  ///< 0: no limit beyond the allocator
+};
+
+/// What one symbolic/numeric pair did, for reports and the perf tools.
+struct EscStats {
+  std::int64_t num_rows = 0, sum_work = 0, max_work = 0, nnz_c = 0;
+  std::array<std::int64_t, 4> bin_rows{};      ///< rows in thread / warp / block / global bins
+  std::array<std::int64_t, 4> bin_max_work{};
+  std::int64_t global_chunks = 0;
+  int scratch_level_warp = -1, scratch_level_block = -1;  ///< symbolic; -1: bin empty
+  int numeric_level_warp = -1, numeric_level_block = -1;
+  std::size_t plan_bytes = 0, c_bytes = 0, buffer_bytes = 0, peak_bytes = 0;
+  double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
+  double numeric_s = 0, numeric_restore_s = 0;
+};
+
+namespace esc_impl {
+
+template <class Exec, class PermView, class CntView>
+std::int64_t bin_max_count(const PermView& perm, const CntView& cnt, std::int64_t begin,
+                           std::int64_t end, bool direct) {
+  std::int64_t m = 0;
+  if (end <= begin) return 0;
+  Kokkos::parallel_reduce(
+      "kkperm::spgemm::esc::bin_max_count", Kokkos::RangePolicy<Exec>(begin, end),
+      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& a) {
+        const std::int64_t o = direct ? static_cast<std::int64_t>(perm(p)) : p;
+        if (cnt(o) > a) a = cnt(o);
+      },
+      Kokkos::Max<std::int64_t>(m));
+  return m;
+}
+
+template <class Exec, class CntView>
+std::int64_t sum_counts(const CntView& cnt, std::int64_t n) {
+  std::int64_t s = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::spgemm::esc::sum_counts", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& a) { a += cnt(i); }, s);
+  return s;
+}
+
+/// row_map(i) = Σ_{r<i} cnt(r) for i in [0, n].
+template <class Exec, class CntView, class RowMap>
+void counts_to_rowmap(const CntView& cnt, const RowMap& row_map, std::int64_t n) {
+  using off_t = typename RowMap::non_const_value_type;
+  Kokkos::parallel_scan(
+      "kkperm::spgemm::esc::row_map_scan", Kokkos::RangePolicy<Exec>(0, n + 1),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
+        if (final) row_map(i) = static_cast<off_t>(upd);
+        if (i < n) upd += cnt(i);
+      });
+}
+
+/// cnt_orig(perm(p)) = cnt_perm(p).
+template <class Exec, class PermView, class CntView>
+void unpermute_counts(const PermView& perm, const CntView& cnt_perm, const CntView& cnt_orig,
+                      std::int64_t n) {
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::unpermute_counts", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t p) { cnt_orig(perm(p)) = cnt_perm(p); });
+}
+
+/// work of the global-bin rows perm[begin, end), copied to the host.
+template <class Exec, class PermView, class WorkView>
+std::vector<std::int64_t> gather_work(const PermView& perm, const WorkView& work,
+                                      std::int64_t begin, std::int64_t end) {
+  Kokkos::View<std::int64_t*, typename WorkView::device_type> w("kkperm::esc::global_work",
+                                                                end - begin);
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::gather_work", Kokkos::RangePolicy<Exec>(0, end - begin),
+      KOKKOS_LAMBDA(const std::int64_t r) { w(r) = work(perm(begin + r)); });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
+  return std::vector<std::int64_t>(h.data(), h.data() + h.extent(0));
+}
+
+}  // namespace esc_impl
+
+template <class Matrix>
+class EscSpgemm {
+ public:
+  using value_type = typename Matrix::non_const_value_type;
+  using ordinal_type = typename Matrix::non_const_ordinal_type;
+  using offset_type = typename Matrix::non_const_size_type;
+  using device_type = typename Matrix::device_type;
+  using execution_space = typename Matrix::execution_space;
+  using rowmap_view = Kokkos::View<offset_type*, device_type>;
+  using entries_view = Kokkos::View<ordinal_type*, device_type>;
+  using values_view = Kokkos::View<value_type*, device_type>;
+  using perm_view = Kokkos::View<ordinal_type*, device_type>;
+  using work_view = Kokkos::View<std::int64_t*, device_type>;
+  using flag_view = Kokkos::View<int, device_type>;
+  using args_t = esc_impl::EscArgs<Matrix, perm_view, work_view, work_view, rowmap_view,
+                                   entries_view, values_view>;
+
+  explicit EscSpgemm(const EscConfig& cfg = EscConfig{}) : cfg_(cfg) { check_config(cfg); }
+
+  static void check_config(const EscConfig& c) {
+    KKPERM_REQUIRE(c.thread_max >= 0 && c.thread_max <= esc_impl::kThreadCapacity,
+                   "kkperm::spgemm::EscConfig: thread_max " << c.thread_max << " outside [0, "
+                                                            << esc_impl::kThreadCapacity << "]");
+    KKPERM_REQUIRE(c.thread_max <= c.warp_max && c.warp_max <= c.team_max &&
+                       c.team_max <= (std::int64_t(1) << 28),
+                   "kkperm::spgemm::EscConfig: thresholds must satisfy thread_max <= warp_max <= "
+                   "team_max <= 2^28 (got "
+                       << c.thread_max << ", " << c.warp_max << ", " << c.team_max << ")");
+    KKPERM_REQUIRE(c.warp_team_size > 0 && c.block_team_size > 0 && c.global_team_size > 0,
+                   "kkperm::spgemm::EscConfig: team sizes must be positive");
+    KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
+                   "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
+                                                                     << " below 1 KiB");
+  }
+
+  const EscConfig& config() const { return cfg_; }
+  const EscStats& stats() const { return stats_; }
+  bool has_symbolic() const { return has_symbolic_; }
+  /// The product; valid after symbolic() (structure) and numeric() (values).
+  const Matrix& C() const {
+    KKPERM_REQUIRE(has_symbolic_, "kkperm::spgemm::EscSpgemm::C: call symbolic() first");
+    return C_;
+  }
+
+  void symbolic(const Matrix& A, const Matrix& B) {
+    using exec = execution_space;
+    KKPERM_REQUIRE(A.numCols() == B.numRows(), "kkperm::spgemm_symbolic: A is "
+                                                   << A.numRows() << " x " << A.numCols()
+                                                   << " but B is " << B.numRows() << " x "
+                                                   << B.numCols());
+    validate(A, "kkperm::spgemm_symbolic: A", /*require_sorted=*/false);
+    validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
+    has_symbolic_ = false;
+    stats_ = EscStats{};
+    const std::int64_t n = A.numRows();
+    stats_.num_rows = n;
+    const bool direct = cfg_.output_order == EscOutputOrder::direct;
+
+    auto t0 = now();
+    work_ = work_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::work"), n);
+    esc_impl::row_work<exec>(A.graph.row_map, A.graph.entries, B.graph.row_map, work_, n,
+                             stats_.sum_work, stats_.max_work);
+    stats_.analysis_s = since(t0);
+
+    t0 = now();
+    perm_ = perm_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::perm"), n);
+    std::int64_t bin_max_ka[4];
+    esc_impl::build_plan<exec>(A.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
+                               cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka);
+    for (int b = 0; b < 4; ++b) {
+      stats_.bin_rows[b] = bin_off_[b + 1] - bin_off_[b];
+      stats_.bin_max_work[b] = bin_max_work_[b];
+      bin_max_ka_[b] = bin_max_ka[b];
+    }
+    plan_global_chunks();
+    stats_.reorder_s = since(t0);
+    stats_.plan_bytes = static_cast<std::size_t>(n) * (sizeof(std::int64_t) * 2 + sizeof(ordinal_type));
+
+    // ---- count pass
+    t0 = now();
+    work_view cnt("kkperm::esc::row_counts", n);
+    args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
+    run_symbolic_bins(g, /*fill=*/false);
+    const std::int64_t nnz = esc_impl::sum_counts<exec>(cnt, n);
+    KKPERM_REQUIRE(static_cast<std::uint64_t>(nnz) <=
+                       static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()),
+                   "kkperm::spgemm_symbolic: nnz(C) = " << nnz << " overflows the offset type ("
+                                                        << sizeof(offset_type)
+                                                        << " bytes); use 64-bit offsets");
+    stats_.nnz_c = nnz;
+    const std::size_t per_copy =
+        static_cast<std::size_t>(n + 1) * sizeof(offset_type) +
+        static_cast<std::size_t>(nnz) * (sizeof(ordinal_type) + sizeof(value_type));
+    stats_.c_bytes = direct ? per_copy : 2 * per_copy;
+    stats_.peak_bytes = stats_.plan_bytes + stats_.c_bytes + stats_.buffer_bytes +
+                        static_cast<std::size_t>(n) * sizeof(std::int64_t);
+    KKPERM_REQUIRE(cfg_.memory_limit_bytes == 0 || stats_.peak_bytes <= cfg_.memory_limit_bytes,
+                   "kkperm::spgemm_symbolic: C (" << n << " x " << B.numCols() << ", nnz " << nnz
+                                                  << ") needs " << stats_.peak_bytes
+                                                  << " bytes in all, above the memory limit of "
+                                                  << cfg_.memory_limit_bytes << " bytes");
+    for (int b = 1; b <= 2; ++b)
+      bin_max_c_[b] = esc_impl::bin_max_count<exec>(perm_, cnt, bin_off_[b], bin_off_[b + 1], direct);
+
+    // ---- fill pass
+    rowmap_view rowD;
+    entries_view entD;
+    values_view valD;
+    try {
+      rowD = rowmap_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::row_map"), n + 1);
+      entD = entries_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::entries"), nnz);
+      valD = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::values"), nnz);
+    } catch (const std::exception& e) {
+      KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
+                                           << per_copy << " bytes) failed: " << e.what());
+    }
+    esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
+    g = make_args(A, B, cnt, rowD, entD, valD, direct);
+    run_symbolic_bins(g, /*fill=*/true);
+    Kokkos::fence();
+    stats_.symbolic_s = since(t0);
+
+    if (direct) {
+      rowC_ = rowD;
+      C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
+                  static_cast<offset_type>(nnz), valD, rowD, entD);
+      rowP_ = rowmap_view();
+      entP_ = entries_view();
+      valP_ = values_view();
+    } else {
+      t0 = now();
+      work_view cnt_orig(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::cnt"), n);
+      esc_impl::unpermute_counts<exec>(perm_, cnt, cnt_orig, n);
+      rowmap_view rowC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::row_map"), n + 1);
+      entries_view entC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::entries"), nnz);
+      values_view valC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::values"), nnz);
+      esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
+      esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
+                                   cfg_.drop_zeros);
+      rowC_ = rowC;
+      Kokkos::fence();
+      stats_.symbolic_restore_s = since(t0);
+      C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
+                  static_cast<offset_type>(nnz), valC, rowC, entC);
+      rowP_ = rowD;
+      entP_ = entD;
+      valP_ = valD;
+    }
+    a_rows_ = A.numRows();
+    a_cols_ = A.numCols();
+    b_cols_ = B.numCols();
+    a_nnz_ = A.nnz();
+    b_nnz_ = B.nnz();
+    if (cfg_.check_reuse) {
+      a_hash_ = esc_impl::structure_hash<exec>(A.graph.row_map, A.graph.entries, A.numRows());
+      b_hash_ = esc_impl::structure_hash<exec>(B.graph.row_map, B.graph.entries, B.numRows());
+    }
+    has_symbolic_ = true;
+  }
+
+  void numeric(const Matrix& A, const Matrix& B) {
+    using exec = execution_space;
+    KKPERM_REQUIRE(has_symbolic_, "kkperm::spgemm_numeric: call symbolic() first");
+    KKPERM_REQUIRE(A.numRows() == a_rows_ && A.numCols() == a_cols_ && B.numCols() == b_cols_ &&
+                       A.nnz() == a_nnz_ && B.nnz() == b_nnz_,
+                   "kkperm::spgemm_numeric: A (" << A.numRows() << " x " << A.numCols() << ", nnz "
+                                                 << A.nnz() << ") / B (nnz " << B.nnz()
+                                                 << ") differ from those given to symbolic()");
+    if (cfg_.check_reuse) {
+      KKPERM_REQUIRE(
+          esc_impl::structure_hash<exec>(A.graph.row_map, A.graph.entries, A.numRows()) == a_hash_ &&
+              esc_impl::structure_hash<exec>(B.graph.row_map, B.graph.entries, B.numRows()) == b_hash_,
+          "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
+          "symbolic()");
+    }
+    if (cfg_.drop_zeros) {
+      // The structure depends on the values: recompute it (the fill pass writes the values).
+      const auto t0 = now();
+      symbolic(A, B);
+      stats_.numeric_s = since(t0);
+      return;
+    }
+    const bool direct = cfg_.output_order == EscOutputOrder::direct;
+    auto t0 = now();
+    flag_view missing("kkperm::esc::missing");
+    args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
+                      : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
+    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing);
+    esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
+                                     bin_max_ka_[1], bin_max_c_[1], missing,
+                                     stats_.numeric_level_warp);
+    esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
+                                     bin_max_ka_[2], bin_max_c_[2], missing,
+                                     stats_.numeric_level_block);
+    esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, missing);
+    Kokkos::fence();
+    stats_.numeric_s = since(t0);
+    if (!direct) {
+      t0 = now();
+      esc_impl::restore_rows<exec>(perm_, stats_.num_rows, rowP_, entP_, valP_, rowC_,
+                                   C_.graph.entries, C_.values, false, true);
+      Kokkos::fence();
+      stats_.numeric_restore_s = since(t0);
+    }
+    int flag = 0;
+    Kokkos::deep_copy(flag, missing);
+    KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
+                              "structure: A or B changed structure since symbolic() (reuse "
+                              "check disabled?); re-run symbolic()");
+  }
+
+  /// Plan views for callers that report the reorder (read-only).
+  perm_view permutation() const { return perm_; }
+  work_view row_work() const { return work_; }
+
+  // Used by the symbolic passes (public: nvcc needs kernels reachable from public members).
+  void run_symbolic_bins(const args_t& g, bool fill) {
+    using exec = execution_space;
+    esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], fill);
+    esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
+                                      bin_max_work_[1], bin_max_ka_[1], stats_.scratch_level_warp);
+    esc_impl::symbolic_team_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
+                                      bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block);
+    for (std::size_t c = 0; c + 1 < chunk_pos_.size(); ++c)
+      esc_impl::symbolic_global_chunk<exec>(g, chunk_pos_[c], chunk_pos_[c + 1] - chunk_pos_[c],
+                                            fill, cfg_.global_team_size, chunk_off_[c], key_buf_,
+                                            val_buf_);
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+  static clock::time_point now() {
+    Kokkos::fence();
+    return clock::now();
+  }
+  static double since(clock::time_point t) {
+    Kokkos::fence();
+    return std::chrono::duration<double>(clock::now() - t).count();
+  }
+
+  args_t make_args(const Matrix& A, const Matrix& B, const work_view& cnt, const rowmap_view& rowC,
+                   const entries_view& entC, const values_view& valC, bool direct) const {
+    args_t g;
+    g.rowA = A.graph.row_map;
+    g.rowB = B.graph.row_map;
+    g.entA = A.graph.entries;
+    g.entB = B.graph.entries;
+    g.valA = A.values;
+    g.valB = B.values;
+    g.perm = perm_;
+    g.work = work_;
+    g.cnt = cnt;
+    g.rowC = rowC;
+    g.entC = entC;
+    g.valC = valC;
+    g.direct = direct;
+    g.drop = cfg_.drop_zeros;
+    return g;
+  }
+
+  /// Splits the global-bin rows into chunks whose padded expansion buffers fit the budget
+  /// (a single row larger than the budget gets a chunk of its own).
+  void plan_global_chunks() {
+    chunk_pos_.clear();
+    chunk_off_.clear();
+    key_buf_ = Kokkos::View<ordinal_type*, device_type>();
+    val_buf_ = values_view();
+    stats_.buffer_bytes = 0;
+    const std::int64_t b = bin_off_[3], e = bin_off_[4];
+    if (e <= b) return;
+    const auto w = esc_impl::gather_work<execution_space>(perm_, work_, b, e);
+    const std::size_t elem = sizeof(ordinal_type) + (cfg_.drop_zeros ? sizeof(value_type) : 0);
+    std::int64_t budget = static_cast<std::int64_t>(cfg_.global_buffer_bytes / elem);
+    for (const auto f : w) budget = std::max(budget, esc_impl::next_pow2(f));
+    std::int64_t largest = 0;
+    std::vector<std::int64_t> offs{0};
+    chunk_pos_.push_back(b);
+    for (std::int64_t r = 0; r < e - b; ++r) {
+      const std::int64_t P = esc_impl::next_pow2(w[r]);
+      if (offs.back() + P > budget) {
+        push_chunk(offs);
+        largest = std::max(largest, offs.back());
+        offs.assign(1, 0);
+        chunk_pos_.push_back(b + r);
+      }
+      offs.push_back(offs.back() + P);
+    }
+    push_chunk(offs);
+    largest = std::max(largest, offs.back());
+    chunk_pos_.push_back(e);
+    stats_.global_chunks = static_cast<std::int64_t>(chunk_off_.size());
+    stats_.buffer_bytes = static_cast<std::size_t>(largest) * elem;
+    KKPERM_REQUIRE(cfg_.memory_limit_bytes == 0 || stats_.buffer_bytes <= cfg_.memory_limit_bytes,
+                   "kkperm::spgemm_symbolic: a row of C needs an expansion buffer of "
+                       << stats_.buffer_bytes << " bytes, above the memory limit of "
+                       << cfg_.memory_limit_bytes << " bytes");
+    try {
+      key_buf_ = Kokkos::View<ordinal_type*, device_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::key_buf"), largest);
+      if (cfg_.drop_zeros)
+        val_buf_ = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::val_buf"),
+                               largest);
+    } catch (const std::exception& ex) {
+      KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating the expansion buffer ("
+                                           << stats_.buffer_bytes << " bytes) failed: " << ex.what());
+    }
+  }
+
+  void push_chunk(const std::vector<std::int64_t>& offs) {
+    Kokkos::View<std::int64_t*, device_type> d("kkperm::esc::chunk_off", offs.size());
+    auto h = Kokkos::create_mirror_view(d);
+    for (std::size_t k = 0; k < offs.size(); ++k) h(k) = offs[k];
+    Kokkos::deep_copy(d, h);
+    chunk_off_.push_back(d);
+  }
+
+  EscConfig cfg_;
+  EscStats stats_;
+  bool has_symbolic_ = false;
+  Matrix C_;
+  rowmap_view rowC_;  ///< non-const handle on C_'s row_map
+  rowmap_view rowP_;
+  entries_view entP_;
+  values_view valP_;
+  perm_view perm_;
+  work_view work_;
+  std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
+  std::int64_t bin_max_work_[4] = {0, 0, 0, 0};
+  std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};
+  std::int64_t bin_max_c_[4] = {0, 0, 0, 0};
+  std::vector<std::int64_t> chunk_pos_;
+  std::vector<Kokkos::View<std::int64_t*, device_type>> chunk_off_;
+  Kokkos::View<ordinal_type*, device_type> key_buf_;
+  values_view val_buf_;
+  std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
+  std::uint64_t a_hash_ = 0, b_hash_ = 0;
+};
+
+/// One-shot C = A·B with the ESC kernel (symbolic + numeric).
+template <class Matrix>
+Matrix esc_multiply(const Matrix& A, const Matrix& B, const EscConfig& cfg = EscConfig{}) {
+  EscSpgemm<Matrix> esc(cfg);
+  esc.symbolic(A, B);
+  esc.numeric(A, B);
+  return esc.C();
+}
+
+}  // namespace kkperm::spgemm

@@ -1,0 +1,312 @@
+// ESC SpGEMM vs the serial Gustavson reference: exact structure, values within the bound of the
+// arithmetic (kkperm::spgemm::spgemm_tolerance), fresh seeded inputs, outputs poisoned.
+#include <gtest/gtest.h>
+
+#include "kkperm/kernels/spgemm/esc_spgemm.hpp"
+#include "kernels/spgemm_test_helpers.hpp"
+
+namespace {
+using namespace kkperm::test::spgemm;
+using kkperm::spgemm::EscConfig;
+using kkperm::spgemm::EscOutputOrder;
+using kkperm::spgemm::EscSpgemm;
+using kkperm::spgemm::reference_multiply;
+
+/// Configurations every product is checked under: defaults, tiny thresholds so small inputs
+/// cross all four bins (and the global bin is split into many chunks), and permuted output.
+std::vector<std::pair<std::string, EscConfig>> configs() {
+  std::vector<std::pair<std::string, EscConfig>> out;
+  out.emplace_back("default", EscConfig{});
+  EscConfig tiny;
+  tiny.thread_max = 2;
+  tiny.warp_max = 9;
+  tiny.team_max = 40;
+  tiny.global_buffer_bytes = 1024;
+  out.emplace_back("tiny_bins", tiny);
+  EscConfig perm = tiny;
+  perm.output_order = EscOutputOrder::permuted_then_restore;
+  out.emplace_back("tiny_bins_permuted", perm);
+  EscConfig permd;
+  permd.output_order = EscOutputOrder::permuted_then_restore;
+  out.emplace_back("default_permuted", permd);
+  return out;
+}
+
+void poison_values(const Matrix& C) {
+  Kokkos::deep_copy(C.values, kkperm::test::poison<double>());
+}
+
+/// symbolic + (poisoned) numeric under every config, each compared to the reference.
+void check_product(const Host& hA, const Host& hB, const std::string& what) {
+  const auto ref = reference_multiply(hA, hB);
+  const auto A = kkperm::to_device<Matrix>(hA);
+  const auto B = kkperm::to_device<Matrix>(hB);
+  for (const auto& [name, cfg] : configs()) {
+    EscSpgemm<Matrix> esc(cfg);
+    esc.symbolic(A, B);
+    poison_values(esc.C());
+    esc.numeric(A, B);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "]"));
+    EXPECT_EQ(esc.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz()));
+  }
+}
+}  // namespace
+
+TEST(EscSpgemm, SquareRandomMatchesReference) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto A = random_csr(300, 300, 0, 12, seed);
+  check_product(A, A, "A^2 seed " + std::to_string(seed));
+}
+
+TEST(EscSpgemm, RectangularMatchesReference) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto A = random_csr(137, 53, 0, 9, seed);
+  const auto B = random_csr(53, 291, 0, 30, seed + 1);
+  check_product(A, B, "A*B seed " + std::to_string(seed));
+}
+
+TEST(EscSpgemm, EmptyRowsColumnsAndDegenerateShapes) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  // A with many empty rows, B with empty rows (so some nonempty A rows have F_i = 0) and
+  // columns that never appear.
+  auto A = random_csr(80, 60, 0, 3, seed);
+  auto B = random_csr(60, 70, 0, 2, seed + 7);
+  check_product(A, B, "sparse/empty seed " + std::to_string(seed));
+  check_product(random_csr(0, 0, 0, 0, 1), random_csr(0, 0, 0, 0, 1), "0x0");
+  check_product(random_csr(5, 0, 0, 0, 1), random_csr(0, 7, 0, 0, 1), "5x0 * 0x7");
+  check_product(random_csr(4, 6, 0, 0, 1), random_csr(6, 3, 1, 3, seed), "empty A");
+  check_product(random_csr(1, 1, 1, 1, seed), random_csr(1, 1, 1, 1, seed + 1), "1x1");
+}
+
+// Rows whose work sits just below, at and just above every default threshold (32, 736, 6144):
+// B has 5000 rows of 7 entries and 5000 rows of 1 entry (columns in [0, 3000), so the
+// contraction merges many duplicates); A's row picks B rows to hit F_i exactly.
+TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Host B;
+  B.num_rows = 10000;
+  B.num_cols = 3000;
+  B.row_map.assign(10001, 0);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  for (int i = 0; i < 10000; ++i) {
+    const int len = i < 5000 ? 7 : 1;
+    std::vector<int> cols;
+    while (static_cast<int>(cols.size()) < len) {
+      const int c = static_cast<int>(rng() % 3000);
+      if (std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+    }
+    std::sort(cols.begin(), cols.end());
+    for (int c : cols) {
+      B.entries.push_back(c);
+      B.values.push_back(val(rng));
+    }
+    B.row_map[i + 1] = static_cast<int>(B.entries.size());
+  }
+  const std::vector<int> targets = {0, 1, 31, 32, 33, 735, 736, 737, 6143, 6144, 6145, 9000};
+  Host A;
+  A.num_rows = static_cast<int>(targets.size());
+  A.num_cols = 10000;
+  A.row_map.assign(targets.size() + 1, 0);
+  for (std::size_t r = 0; r < targets.size(); ++r) {
+    const int T = targets[r];
+    const int a = std::min(T / 7, 1200);
+    const int b = T - 7 * a;  // <= 5000 for every target above
+    std::vector<int> ks;
+    std::vector<int> pool7(5000), pool1(5000);
+    for (int k = 0; k < 5000; ++k) pool7[k] = k, pool1[k] = 5000 + k;
+    std::shuffle(pool7.begin(), pool7.end(), rng);
+    std::shuffle(pool1.begin(), pool1.end(), rng);
+    ks.insert(ks.end(), pool7.begin(), pool7.begin() + a);
+    ks.insert(ks.end(), pool1.begin(), pool1.begin() + b);
+    std::sort(ks.begin(), ks.end());
+    for (int k : ks) {
+      A.entries.push_back(k);
+      A.values.push_back(val(rng));
+    }
+    A.row_map[r + 1] = static_cast<int>(A.entries.size());
+  }
+  const auto work = kkperm::spgemm::reference_row_work(A, B);
+  for (std::size_t r = 0; r < targets.size(); ++r) ASSERT_EQ(work[r], targets[r]);
+
+  const auto ref = reference_multiply(A, B);
+  const auto dA = kkperm::to_device<Matrix>(A);
+  const auto dB = kkperm::to_device<Matrix>(B);
+  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore}) {
+    EscConfig cfg;
+    cfg.output_order = order;
+    cfg.global_buffer_bytes = 16 * 1024;  // the 6145 and 9000 rows each get their own chunk
+    EscSpgemm<Matrix> esc(cfg);
+    esc.symbolic(dA, dB);
+    poison_values(esc.C());
+    esc.numeric(dA, dB);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "bin crossing"));
+    const auto& s = esc.stats();
+    // bins: {0,1,31,32} thread; {33,735,736} warp; {737,6143,6144} block; {6145,9000} global.
+    // Bin key is max(F_i, nnz(A row)) and nnz(A row) <= F_i here.
+    EXPECT_EQ(s.bin_rows[0], 4);
+    EXPECT_EQ(s.bin_rows[1], 3);
+    EXPECT_EQ(s.bin_rows[2], 3);
+    EXPECT_EQ(s.bin_rows[3], 2);
+    EXPECT_EQ(s.global_chunks, 2);
+    EXPECT_EQ(s.max_work, 9000);
+    EXPECT_EQ(s.sum_work, std::accumulate(targets.begin(), targets.end(), std::int64_t(0)));
+  }
+}
+
+// Input policy: unsorted columns and duplicate entries are merged (duplicates add up).
+TEST(EscSpgemm, UnsortedAndDuplicateInputsAreMerged) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto A = random_csr(120, 90, 0, 10, seed);
+  const auto B = random_csr(90, 110, 0, 10, seed + 1);
+  const auto As = scramble(A, seed + 2), Bs = scramble(B, seed + 3);
+  ASSERT_GT(As.nnz(), A.nnz());  // duplicates present
+  // The reference on scrambled inputs merges the same way; structure equals the clean product.
+  const auto ref_clean = reference_multiply(A, B);
+  const auto ref = reference_multiply(As, Bs);
+  EXPECT_EQ(ref.C.row_map, ref_clean.C.row_map);
+  EXPECT_EQ(ref.C.entries, ref_clean.C.entries);
+  for (const auto& [name, cfg] : configs()) {
+    EscSpgemm<Matrix> esc(cfg);
+    const auto dA = kkperm::to_device<Matrix>(As), dB = kkperm::to_device<Matrix>(Bs);
+    esc.symbolic(dA, dB);
+    poison_values(esc.C());
+    esc.numeric(dA, dB);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "scrambled [" + name + "]"));
+    EXPECT_TRUE(kkperm::check_crs(esc.C()).ok());  // output sorted and unique
+  }
+}
+
+TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(200, 150, 0, 14, seed);
+  const auto hB = random_csr(150, 180, 0, 14, seed + 1);
+  for (const auto& [name, cfg] : configs()) {
+    EscSpgemm<Matrix> esc(cfg);
+    esc.symbolic(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
+    esc.numeric(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
+    for (int round = 0; round < 2; ++round) {
+      const auto hA2 = revalue(hA, seed + 10 + round), hB2 = revalue(hB, seed + 20 + round);
+      const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
+      poison_values(esc.C());
+      esc.numeric(A2, B2);
+      const auto reused = kkperm::to_host(esc.C());
+      EXPECT_TRUE(matches_reference(reused, reference_multiply(hA2, hB2), "reuse [" + name + "]"));
+      const auto fresh = kkperm::to_host(kkperm::spgemm::esc_multiply(A2, B2, cfg));
+      EXPECT_EQ(reused.row_map, fresh.row_map);
+      EXPECT_EQ(reused.entries, fresh.entries);
+      // Same kernels, same summation order except atomics in team bins: bounded by the reference
+      // check above; on Serial (no concurrency) they are bitwise equal.
+      if (kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
+        EXPECT_EQ(reused.values, fresh.values);
+    }
+  }
+}
+
+// Stored zeros and cancellation: kept by default (structural product), dropped with drop_zeros.
+// Integer values keep every sum exact, so "exactly zero" is the same for reference and kernel.
+TEST(EscSpgemm, ExplicitZerosKeptUnlessDropRequested) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  auto A = random_csr(150, 100, 0, 10, seed);
+  auto B = random_csr(100, 120, 0, 10, seed + 1);
+  for (auto& v : A.values) v = static_cast<double>(static_cast<int>(rng() % 5) - 2);  // -2..2
+  for (auto& v : B.values) v = static_cast<double>(static_cast<int>(rng() % 3) - 1);  // -1..1
+  const auto keep = reference_multiply(A, B, false);
+  const auto drop = reference_multiply(A, B, true);
+  ASSERT_LT(drop.C.nnz(), keep.C.nnz());  // the test exercises dropping
+  for (auto [name, cfg] : configs()) {
+    const auto dA = kkperm::to_device<Matrix>(A), dB = kkperm::to_device<Matrix>(B);
+    cfg.drop_zeros = false;
+    EXPECT_TRUE(matches_reference(kkperm::to_host(kkperm::spgemm::esc_multiply(dA, dB, cfg)), keep,
+                                  "keep zeros [" + name + "]"));
+    cfg.drop_zeros = true;
+    EscSpgemm<Matrix> esc(cfg);
+    esc.symbolic(dA, dB);
+    poison_values(esc.C());
+    esc.numeric(dA, dB);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), drop, "drop zeros [" + name + "]"));
+    // With drop_zeros the structure follows the values: numeric() with values that make dropped
+    // positions nonzero (all ones: nothing cancels) yields the full structural product.
+    auto A2 = A;
+    for (auto& v : A2.values) v = 1.0;
+    auto B2 = B;
+    for (auto& v : B2.values) v = 1.0;
+    esc.numeric(kkperm::to_device<Matrix>(A2), kkperm::to_device<Matrix>(B2));
+    const auto ref2 = reference_multiply(A2, B2, true);
+    EXPECT_EQ(ref2.C.nnz(), keep.C.nnz());
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, "drop zeros, new values [" + name + "]"));
+  }
+}
+
+TEST(EscSpgemm, RejectsBadInputsClearly) {
+  const auto A = kkperm::to_device<Matrix>(random_csr(10, 8, 1, 3, 5));
+  const auto B = kkperm::to_device<Matrix>(random_csr(9, 8, 1, 3, 6));
+  EscSpgemm<Matrix> esc;
+  try {
+    esc.symbolic(A, B);
+    ADD_FAILURE() << "dimension mismatch accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kkperm::spgemm_symbolic"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);  // numeric before symbolic
+  auto hbad = random_csr(8, 8, 1, 3, 7);
+  hbad.entries[0] = 8;  // out of range
+  const auto bad = kkperm::to_device<Matrix>(hbad);
+  EXPECT_THROW(esc.symbolic(bad, bad), std::invalid_argument);
+  // numeric with a different structure than symbolic
+  const auto S = kkperm::to_device<Matrix>(random_csr(8, 8, 1, 3, 8));
+  const auto T = kkperm::to_device<Matrix>(random_csr(8, 8, 1, 3, 9));
+  esc.symbolic(S, S);
+  if (S.nnz() == T.nnz()) {
+    EXPECT_THROW(esc.numeric(T, T), std::invalid_argument);
+  }
+  EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);
+  // memory limit: a too-large product is refused before allocating C
+  EscConfig small;
+  small.memory_limit_bytes = 64;
+  EscSpgemm<Matrix> tiny(small);
+  EXPECT_THROW(tiny.symbolic(S, S), std::invalid_argument);
+  // config checks
+  EscConfig c1;
+  c1.thread_max = 33;
+  EXPECT_THROW(EscSpgemm<Matrix>{c1}, std::invalid_argument);
+  EscConfig c2;
+  c2.warp_max = 10000;  // above team_max
+  EXPECT_THROW(EscSpgemm<Matrix>{c2}, std::invalid_argument);
+}
+
+TEST(EscSpgemm, RealMatricesSquareAndWithTransposeMatchReference) {
+  const auto mats = real_matrices(60000);
+  ASSERT_FALSE(mats.empty()) << "no real matrices under " << kkperm::test::matrices_dir();
+  int checked = 0;
+  EscConfig tiny;
+  tiny.thread_max = 4;
+  tiny.warp_max = 30;
+  tiny.team_max = 200;
+  for (const auto& [file, h] : mats) {
+    const Host B = h.num_rows == h.num_cols ? h : transpose(h);
+    if (kkperm::spgemm::reference_row_work(h, B).empty() && h.num_rows != 0) continue;
+    const auto w = kkperm::spgemm::reference_row_work(h, B);
+    if (std::accumulate(w.begin(), w.end(), std::int64_t(0)) > 3000000) continue;
+    const auto ref = reference_multiply(h, B);
+    const auto dA = kkperm::to_device<Matrix>(h), dB = kkperm::to_device<Matrix>(B);
+    for (const auto& cfg : {EscConfig{}, tiny}) {
+      EscSpgemm<Matrix> esc(cfg);
+      esc.symbolic(dA, dB);
+      poison_values(esc.C());
+      esc.numeric(dA, dB);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, file));
+    }
+    ++checked;
+  }
+  ::testing::Test::RecordProperty("real_matrices_checked", std::to_string(checked));
+  EXPECT_GT(checked, 10);
+}
