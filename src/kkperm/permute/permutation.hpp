@@ -1,0 +1,120 @@
+#pragma once
+/**
+ * @brief Row-permutation identities (enum class Permutation with to_string/from_string), build
+ * parameters and the RowPermutation result shared by every permutation builder.
+ *
+ * Convention: `perm[new_position] = old_row` (the gather map P: row p of the permuted matrix is
+ * row perm[p] of A) and `inverse[old_row] = new_position` (P^-1).
+ */
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/error.hpp"
+#include "kkperm/features/feature_params.hpp"
+
+namespace kkperm {
+
+enum class Permutation {
+  identity,
+  plain_sort,
+  flipped_sort,
+  lpt,
+  warp_aware,
+  cta_aware,
+  hybrid_1,
+  hybrid_2_1,
+  hybrid_2_2,
+  hybrid_2_3,
+  rcm,
+  dcsr
+};
+
+inline const std::vector<Permutation>& all_permutations() {
+  static const std::vector<Permutation> all = {
+      Permutation::identity,   Permutation::plain_sort, Permutation::flipped_sort,
+      Permutation::lpt,        Permutation::warp_aware, Permutation::cta_aware,
+      Permutation::hybrid_1,   Permutation::hybrid_2_1, Permutation::hybrid_2_2,
+      Permutation::hybrid_2_3, Permutation::rcm,        Permutation::dcsr};
+  return all;
+}
+
+inline std::string to_string(Permutation p) {
+  switch (p) {
+    case Permutation::identity: return "identity";
+    case Permutation::plain_sort: return "plain_sort";
+    case Permutation::flipped_sort: return "flipped_sort";
+    case Permutation::lpt: return "lpt";
+    case Permutation::warp_aware: return "warp_aware";
+    case Permutation::cta_aware: return "cta_aware";
+    case Permutation::hybrid_1: return "hybrid_1";
+    case Permutation::hybrid_2_1: return "hybrid_2_1";
+    case Permutation::hybrid_2_2: return "hybrid_2_2";
+    case Permutation::hybrid_2_3: return "hybrid_2_3";
+    case Permutation::rcm: return "rcm";
+    case Permutation::dcsr: return "dcsr";
+  }
+  KKPERM_THROW(std::invalid_argument, "kkperm::to_string: invalid Permutation value "
+                                          << static_cast<int>(p));
+}
+
+/// Parses a name produced by to_string; throws std::invalid_argument listing the valid names.
+inline Permutation permutation_from_string(const std::string& s) {
+  std::string valid;
+  for (auto p : all_permutations()) {
+    if (to_string(p) == s) return p;
+    valid += (valid.empty() ? "" : ", ") + to_string(p);
+  }
+  KKPERM_THROW(std::invalid_argument,
+               "kkperm::permutation_from_string: unknown permutation '" << s << "' (valid: " << valid << ")");
+}
+inline void from_string(const std::string& s, Permutation& out) { out = permutation_from_string(s); }
+
+/// True for the greedy Hamming-distance orders (exact O(n^2) or windowed).
+inline bool is_hamming(Permutation p) {
+  return p == Permutation::warp_aware || p == Permutation::cta_aware ||
+         p == Permutation::hybrid_1 || p == Permutation::hybrid_2_1 ||
+         p == Permutation::hybrid_2_2 || p == Permutation::hybrid_2_3;
+}
+
+/// How the greedy Hamming orders are built.
+enum class HammingMode {
+  exact,     ///< literal O(n^2) greedy on the host (reference; small n only)
+  windowed,  ///< MinHash-sorted candidates, bounded window, independent chunks (scalable, device)
+  automatic  ///< exact when n_row <= exact_max_rows, windowed otherwise
+};
+
+struct PermuteParams {
+  FeatureParams feature{};          ///< Nt, Nw and cache-line width (masks have ceil(n_col/cpl) bits)
+  HammingMode hamming = HammingMode::automatic;
+  std::int64_t exact_max_rows = 2048;  ///< automatic: largest n_row built with the exact greedy
+  int window = 32;                  ///< windowed: candidates scanned per step (half each side)
+  int chunk_rows = 2048;            ///< windowed: rows per independent chunk (rounded to k*Nw)
+  std::uint64_t seed = 0x6b6b7065726dull;  ///< MinHash seed (fixed => deterministic orders)
+};
+
+/// A row permutation: perm[new] = old, inverse[old] = new. `symmetric` asks PermutedCrsMatrix to
+/// permute columns too (RCM). For DCSR the first `num_nonempty` positions hold the non-empty rows.
+template <class O>
+struct RowPermutation {
+  Permutation kind = Permutation::identity;
+  bool symmetric = false;
+  O num_nonempty = 0;
+  std::vector<O> perm;
+  std::vector<O> inverse;
+};
+
+/// Fills `inverse` from `perm`, checking that perm is a bijection of [0, n) (throws otherwise).
+template <class O>
+void fill_inverse(RowPermutation<O>& p, const char* who = "kkperm::fill_inverse") {
+  const std::size_t n = p.perm.size();
+  p.inverse.assign(n, O(-1));
+  for (std::size_t k = 0; k < n; ++k) {
+    const O r = p.perm[k];
+    KKPERM_REQUIRE(r >= 0 && static_cast<std::size_t>(r) < n && p.inverse[r] == O(-1),
+                   who << ": not a permutation (entry " << k << " = " << r << ")");
+    p.inverse[r] = static_cast<O>(k);
+  }
+}
+
+}  // namespace kkperm
