@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
+#include <type_traits>
+
+#include "common/test_utils.hpp"
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/io/matrix_market.hpp"
 
 namespace {
 using Matrix = kkperm::DefaultCrs;
@@ -65,4 +71,116 @@ TEST(CrsUtils, ToDeviceRejectsOffsetOverflowAndBadSizes) {
   big.num_cols = 1;
   big.row_map.assign(1, 0);
   EXPECT_THROW(kkperm::to_device<Matrix>(big), std::invalid_argument);
+}
+
+// ---- more shapes, types (via kkperm::io) and every check_crs problem --------------------------
+namespace {
+template <class M>
+void expect_round_trip(const kkperm::HostCsr<double, int, std::int64_t>& h) {
+  const auto A = kkperm::to_device<M>(h);
+  EXPECT_EQ(A.numRows(), h.num_rows);
+  EXPECT_EQ(A.numCols(), h.num_cols);
+  EXPECT_EQ(static_cast<std::int64_t>(A.nnz()), h.nnz());
+  const auto back = kkperm::to_host(A);
+  ASSERT_EQ(back.row_map.size(), h.row_map.size());
+  for (std::size_t i = 0; i < h.row_map.size(); ++i)
+    ASSERT_EQ(static_cast<std::int64_t>(back.row_map[i]), h.row_map[i]);
+  ASSERT_EQ(back.entries.size(), h.entries.size());
+  for (std::size_t k = 0; k < h.entries.size(); ++k) {
+    ASSERT_EQ(static_cast<int>(back.entries[k]), h.entries[k]);
+    // float targets round each value once: |fl(v) - v| <= 2^-24 |v|.
+    using V = typename M::non_const_value_type;
+    const double tol = std::is_same_v<V, float> ? std::ldexp(std::fabs(h.values[k]), -24) : 0.0;
+    ASSERT_NEAR(static_cast<double>(back.values[k]), h.values[k], tol);
+  }
+  EXPECT_TRUE(kkperm::check_crs(A).ok()) << kkperm::check_crs(A).problem;
+}
+}  // namespace
+
+TEST(CrsUtils, RoundTripRealMatricesAcrossTypes) {
+  using F32I64 = kkperm::Crs<float, int, kkperm::DefaultDevice, std::int64_t>;
+  using L64 = kkperm::Crs<double, std::int64_t, kkperm::DefaultDevice, std::int64_t>;
+  using HostSide = kkperm::Crs<double, int, kkperm::HostDevice, int>;
+  const std::string dir = kkperm::test::matrices_dir() + "/real/";
+  for (const char* f : {"bcsstk13.mtx.gz", "lp_e226.mtx.gz", "a00.mtx.gz", "a01.mtx.gz", "a10.mtx.gz",
+                        "empty.mtx.gz", "arrow__suitesparse.mtx.gz"}) {
+    SCOPED_TRACE(f);
+    const auto h = kkperm::io::read_matrix_market(dir + f);
+    expect_round_trip<Matrix>(h);
+    expect_round_trip<F32I64>(h);
+    expect_round_trip<L64>(h);
+    expect_round_trip<HostSide>(h);
+  }
+}
+
+TEST(CrsUtils, CheckCrsNamesEveryStructuralProblem) {
+  // Build matrices whose arrays are inconsistent directly (to_device refuses most of these).
+  using rowmap_t = Matrix::row_map_type::non_const_type;
+  using entries_t = Matrix::index_type::non_const_type;
+  using values_t = Matrix::values_type::non_const_type;
+  auto make = [](std::vector<int> rm, std::vector<int> ent, int ncols) {
+    rowmap_t r("r", rm.size());
+    entries_t e("e", ent.size());
+    values_t v("v", ent.size());
+    auto hr = Kokkos::create_mirror_view(r);
+    auto he = Kokkos::create_mirror_view(e);
+    for (std::size_t i = 0; i < rm.size(); ++i) hr(i) = rm[i];
+    for (std::size_t i = 0; i < ent.size(); ++i) he(i) = ent[i];
+    Kokkos::deep_copy(r, hr);
+    Kokkos::deep_copy(e, he);
+    return Matrix("m", static_cast<int>(rm.size()) - 1, ncols, static_cast<int>(ent.size()), v, r, e);
+  };
+  auto c = kkperm::check_crs(make({1, 2, 3}, {0, 1, 2}, 3));
+  EXPECT_NE(c.problem.find("row_map(0) is 1"), std::string::npos) << c.problem;
+  c = kkperm::check_crs(make({0, 2, 2}, {0, 1, 2}, 3));
+  EXPECT_NE(c.problem.find("row_map(n) = 2 but entries has 3"), std::string::npos) << c.problem;
+  c = kkperm::check_crs(make({0, 3, 1, 3}, {0, 1, 2}, 3));
+  EXPECT_EQ(c.first_bad_row, 1);
+  EXPECT_NE(c.problem.find("not monotone at row 1"), std::string::npos) << c.problem;
+  c = kkperm::check_crs(make({0, 2, 3}, {1, -1, 0}, 3));
+  EXPECT_EQ(c.first_bad_row, 0);
+  EXPECT_NE(c.problem.find("column -1 outside [0, 3)"), std::string::npos) << c.problem;
+  EXPECT_TRUE(kkperm::check_crs(make({0, 0, 0}, {}, 0)).ok());  // 2 x 0, no entries
+  try {
+    kkperm::validate(make({0, 2, 3}, {1, 1, 0}, 3), "kkperm::caller");
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("kkperm::caller: invalid matrix (2 x 3, nnz 3): row 0 has a duplicate column 1", 0), 0u)
+        << e.what();
+  }
+}
+
+TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
+  const auto seed = kkperm::test::fresh_seed();
+  RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 20; ++trial) {
+    SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
+    const int n = 1 + static_cast<int>(rng() % 300), m = 1 + static_cast<int>(rng() % 300);
+    kkperm::HostCsr<double, int, int> h;
+    h.num_rows = n;
+    h.num_cols = m;
+    h.row_map.assign(1, 0);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < m; ++j)
+        if (rng() % 10 == 0) {
+          h.entries.push_back(j);
+          h.values.push_back(1.0);
+        }
+      h.row_map.push_back(static_cast<int>(h.entries.size()));
+    }
+    ASSERT_TRUE(kkperm::check_crs(kkperm::to_device<Matrix>(h)).ok());
+    if (h.entries.size() < 2) continue;
+    // Damage one entry; the reported row must be the row holding the first damaged position.
+    const auto k = static_cast<int>(rng() % h.entries.size());
+    int row = 0;
+    while (h.row_map[row + 1] <= k) ++row;
+    const int len = h.row_map[row + 1] - h.row_map[row];
+    const bool out_of_range = len < 2 || rng() % 2 == 0;
+    if (out_of_range) h.entries[k] = m + static_cast<int>(rng() % 5);
+    else h.entries[k] = h.entries[k == h.row_map[row] ? k + 1 : k - 1];  // duplicate a neighbour
+    const auto c = kkperm::check_crs(kkperm::to_device<Matrix>(h));
+    EXPECT_EQ(c.first_bad_row, row);
+    EXPECT_NE(c.problem.find(out_of_range ? "outside" : "duplicate"), std::string::npos) << c.problem;
+  }
 }
