@@ -25,13 +25,15 @@ class TempDir {
   }
   ~TempDir() { std::system(("rm -rf '" + dir_ + "'").c_str()); }
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
-  /// Writes `content` to name (gzip-compressed when name ends in .gz, unless `raw`); returns the path.
+  /// Writes `content` to name (gzip-compressed when name ends in .gz, unless `raw`); returns the
+  /// path.
   std::string write(const std::string& name, const std::string& content, bool raw = false) const {
     const std::string p = path(name);
     if (!raw && name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) {
       gzFile f = gzopen(p.c_str(), "wb");
-      if (!f || gzwrite(f, content.data(), static_cast<unsigned>(content.size())) !=
-                    static_cast<int>(content.size()) ||
+      if (!f ||
+          gzwrite(f, content.data(), static_cast<unsigned>(content.size())) !=
+              static_cast<int>(content.size()) ||
           gzclose(f) != Z_OK)
         throw std::runtime_error("gz write failed: " + p);
     } else {

@@ -64,8 +64,12 @@ TEST(BinaryCsr, RoundTripRandomAndEmpty) {
   TempDir d;
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));
-  for (auto [r, c, m] : {std::tuple<int, int, int>{0, 0, 0}, {0, 5, 0}, {5, 0, 0}, {1, 1, 1},
-                         {100, 37, 9}, {1000, 2000, 40}}) {
+  for (auto [r, c, m] : {std::tuple<int, int, int>{0, 0, 0},
+                         {0, 5, 0},
+                         {5, 0, 0},
+                         {1, 1, 1},
+                         {100, 37, 9},
+                         {1000, 2000, 40}}) {
     SCOPED_TRACE(std::to_string(r) + "x" + std::to_string(c) + " seed " + std::to_string(seed));
     const auto h = random_csr(seed + r, r, c, m);
     kkperm::io::write_binary_csr(d.path("r.kkcsr"), h);
@@ -78,7 +82,8 @@ TEST(BinaryCsr, RoundTripRandomAndEmpty) {
 TEST(BinaryCsr, RoundTripRealMatrices) {
   TempDir d;
   const std::string dir = kkperm::test::matrices_dir() + "/real/";
-  for (const char* f : {"1138_bus.mtx.gz", "NotreDame_www.mtx.gz", "lp_e226.mtx.gz", "empty.mtx.gz"}) {
+  for (const char* f :
+       {"1138_bus.mtx.gz", "NotreDame_www.mtx.gz", "lp_e226.mtx.gz", "empty.mtx.gz"}) {
     SCOPED_TRACE(f);
     const auto h = kkperm::io::read_matrix_market(dir + f);
     kkperm::io::write_binary_csr(d.path("m.kkcsr"), h);
@@ -108,9 +113,11 @@ TEST(BinaryCsr, RejectsDamagedFiles) {
   expect_error(put("mtx.kkcsr", "%%MatrixMarket matrix coordinate real general\n"), "bad magic");
   expect_error(put("empty.kkcsr", ""), "bad magic");
   expect_error(put("head.kkcsr", good.substr(0, 20)), "truncated header");
-  expect_error(put("cut.kkcsr", good.substr(0, good.size() - 1)), "truncated file: header implies 108 bytes, file has 107");
+  expect_error(put("cut.kkcsr", good.substr(0, good.size() - 1)),
+               "truncated file: header implies 108 bytes, file has 107");
   expect_error(put("cut2.kkcsr", good.substr(0, 48)), "truncated file");
-  expect_error(put("long.kkcsr", good + "x"), "size mismatch: header implies 108 bytes, file has 109");
+  expect_error(put("long.kkcsr", good + "x"),
+               "size mismatch: header implies 108 bytes, file has 109");
   const std::uint32_t v2 = 2;
   expect_error(put("ver.kkcsr", patched(8, &v2, 4)), "unsupported version 2");
   const unsigned char bad = 7;

@@ -49,7 +49,8 @@ Host random_unsorted(std::uint64_t seed, int rows, int cols, int max_per_row, in
 std::vector<std::vector<std::pair<int, double>>> row_sets(const Host& h) {
   std::vector<std::vector<std::pair<int, double>>> out(h.num_rows);
   for (int i = 0; i < h.num_rows; ++i) {
-    for (int k = h.row_map[i]; k < h.row_map[i + 1]; ++k) out[i].push_back({h.entries[k], h.values[k]});
+    for (int k = h.row_map[i]; k < h.row_map[i + 1]; ++k)
+      out[i].push_back({h.entries[k], h.values[k]});
     std::sort(out[i].begin(), out[i].end());
   }
   return out;
@@ -68,7 +69,7 @@ void expect_sort_matches_twin(const Host& h) {
   kkperm::sort_crs(A);
   const auto got = kkperm::to_host(A);
   EXPECT_EQ(got.row_map, twin.row_map);
-  EXPECT_EQ(got.entries, twin.entries);  // columns: fully determined
+  EXPECT_EQ(got.entries, twin.entries);      // columns: fully determined
   EXPECT_EQ(row_sets(got), row_sets(twin));  // values: same multiset per row
   EXPECT_TRUE(kkperm::check_crs(A, /*require_sorted=*/false).ok());
 }
@@ -84,9 +85,11 @@ void expect_merge_matches_twin(const H& h) {
   std::vector<double> mag(twin.entries.size(), 0.0);
   for (int i = 0; i < h.num_rows; ++i)
     for (auto k = h.row_map[i]; k < h.row_map[i + 1]; ++k) {
-      const auto b = twin.entries.begin() + twin.row_map[i], e = twin.entries.begin() + twin.row_map[i + 1];
+      const auto b = twin.entries.begin() + twin.row_map[i],
+                 e = twin.entries.begin() + twin.row_map[i + 1];
       const auto it = std::lower_bound(b, e, h.entries[k]);
-      ASSERT_TRUE(it != e && *it == h.entries[k]) << "twin lost column " << h.entries[k] << " of row " << i;
+      ASSERT_TRUE(it != e && *it == h.entries[k])
+          << "twin lost column " << h.entries[k] << " of row " << i;
       const auto o = static_cast<std::size_t>(it - twin.entries.begin());
       ++mult[o];
       mag[o] += std::fabs(h.values[k]);
@@ -106,7 +109,8 @@ void expect_merge_matches_twin(const H& h) {
   ASSERT_EQ(got.num_rows, twin.num_rows);
   EXPECT_EQ(got.num_cols, twin.num_cols);
   ASSERT_EQ(got.row_map.size(), twin.row_map.size());
-  for (std::size_t i = 0; i < got.row_map.size(); ++i) ASSERT_EQ(got.row_map[i], twin.row_map[i]) << i;
+  for (std::size_t i = 0; i < got.row_map.size(); ++i)
+    ASSERT_EQ(got.row_map[i], twin.row_map[i]) << i;
   ASSERT_EQ(got.entries, twin.entries);
   const double eps = std::numeric_limits<double>::epsilon();
   for (std::size_t k = 0; k < got.values.size(); ++k)
@@ -118,8 +122,12 @@ TEST(CrsSort, SortMatchesSerialTwinOnRandomShapes) {
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (auto [r, c, m, dense] : {std::tuple<int, int, int, int>{0, 0, 0, 0}, {1, 1, 3, 0},
-                                {0, 7, 0, 0}, {7, 0, 0, 0}, {50, 9, 12, 0}, {300, 5000, 30, 0},
+  for (auto [r, c, m, dense] : {std::tuple<int, int, int, int>{0, 0, 0, 0},
+                                {1, 1, 3, 0},
+                                {0, 7, 0, 0},
+                                {7, 0, 0, 0},
+                                {50, 9, 12, 0},
+                                {300, 5000, 30, 0},
                                 {200, 3000, 8, 20000}}) {
     SCOPED_TRACE(std::to_string(r) + "x" + std::to_string(c));
     expect_sort_matches_twin(random_unsorted(seed + r + c, r, c, m, dense ? r / 2 : -1, dense));
@@ -130,11 +138,16 @@ TEST(CrsSort, MergeMatchesSerialTwinOnRandomShapes) {
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (auto [r, c, m, dense] : {std::tuple<int, int, int, int>{0, 0, 0, 0}, {1, 1, 3, 0},
-                                {0, 7, 0, 0}, {7, 0, 0, 0}, {50, 9, 12, 0}, {300, 5000, 30, 0},
+  for (auto [r, c, m, dense] : {std::tuple<int, int, int, int>{0, 0, 0, 0},
+                                {1, 1, 3, 0},
+                                {0, 7, 0, 0},
+                                {7, 0, 0, 0},
+                                {50, 9, 12, 0},
+                                {300, 5000, 30, 0},
                                 {200, 300, 8, 20000}}) {
     SCOPED_TRACE(std::to_string(r) + "x" + std::to_string(c));
-    expect_merge_matches_twin<Matrix>(random_unsorted(seed + r + c, r, c, m, dense ? r / 2 : -1, dense));
+    expect_merge_matches_twin<Matrix>(
+        random_unsorted(seed + r + c, r, c, m, dense ? r / 2 : -1, dense));
   }
 }
 
@@ -226,13 +239,15 @@ TEST(CrsSort, RejectsInvalidMatrices) {
     kkperm::sort_crs(A);
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("kkperm::sort_crs: invalid matrix"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kkperm::sort_crs: invalid matrix"), std::string::npos)
+        << e.what();
   }
   try {
     kkperm::sort_and_merge_crs(A);
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("kkperm::sort_and_merge_crs: invalid matrix"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("kkperm::sort_and_merge_crs: invalid matrix"),
+              std::string::npos)
         << e.what();
   }
   EXPECT_THROW(kkperm::sort_crs_serial(h), std::invalid_argument);

@@ -102,8 +102,8 @@ TEST(CrsUtils, RoundTripRealMatricesAcrossTypes) {
   using L64 = kkperm::Crs<double, std::int64_t, kkperm::DefaultDevice, std::int64_t>;
   using HostSide = kkperm::Crs<double, int, kkperm::HostDevice, int>;
   const std::string dir = kkperm::test::matrices_dir() + "/real/";
-  for (const char* f : {"bcsstk13.mtx.gz", "lp_e226.mtx.gz", "a00.mtx.gz", "a01.mtx.gz", "a10.mtx.gz",
-                        "empty.mtx.gz", "arrow__suitesparse.mtx.gz"}) {
+  for (const char* f : {"bcsstk13.mtx.gz", "lp_e226.mtx.gz", "a00.mtx.gz", "a01.mtx.gz",
+                        "a10.mtx.gz", "empty.mtx.gz", "arrow__suitesparse.mtx.gz"}) {
     SCOPED_TRACE(f);
     const auto h = kkperm::io::read_matrix_market(dir + f);
     expect_round_trip<Matrix>(h);
@@ -128,7 +128,8 @@ TEST(CrsUtils, CheckCrsNamesEveryStructuralProblem) {
     for (std::size_t i = 0; i < ent.size(); ++i) he(i) = ent[i];
     Kokkos::deep_copy(r, hr);
     Kokkos::deep_copy(e, he);
-    return Matrix("m", static_cast<int>(rm.size()) - 1, ncols, static_cast<int>(ent.size()), v, r, e);
+    return Matrix("m", static_cast<int>(rm.size()) - 1, ncols, static_cast<int>(ent.size()), v, r,
+                  e);
   };
   auto c = kkperm::check_crs(make({1, 2, 3}, {0, 1, 2}, 3));
   EXPECT_NE(c.problem.find("row_map(0) is 1"), std::string::npos) << c.problem;
@@ -145,7 +146,10 @@ TEST(CrsUtils, CheckCrsNamesEveryStructuralProblem) {
     kkperm::validate(make({0, 2, 3}, {1, 1, 0}, 3), "kkperm::caller");
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("kkperm::caller: invalid matrix (2 x 3, nnz 3): row 0 has a duplicate column 1", 0), 0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind(
+            "kkperm::caller: invalid matrix (2 x 3, nnz 3): row 0 has a duplicate column 1", 0),
+        0u)
         << e.what();
   }
 }
@@ -177,10 +181,13 @@ TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
     while (h.row_map[row + 1] <= k) ++row;
     const int len = h.row_map[row + 1] - h.row_map[row];
     const bool out_of_range = len < 2 || rng() % 2 == 0;
-    if (out_of_range) h.entries[k] = m + static_cast<int>(rng() % 5);
-    else h.entries[k] = h.entries[k == h.row_map[row] ? k + 1 : k - 1];  // duplicate a neighbour
+    if (out_of_range)
+      h.entries[k] = m + static_cast<int>(rng() % 5);
+    else
+      h.entries[k] = h.entries[k == h.row_map[row] ? k + 1 : k - 1];  // duplicate a neighbour
     const auto c = kkperm::check_crs(kkperm::to_device<Matrix>(h));
     EXPECT_EQ(c.first_bad_row, row);
-    EXPECT_NE(c.problem.find(out_of_range ? "outside" : "duplicate"), std::string::npos) << c.problem;
+    EXPECT_NE(c.problem.find(out_of_range ? "outside" : "duplicate"), std::string::npos)
+        << c.problem;
   }
 }

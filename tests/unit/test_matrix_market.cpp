@@ -39,8 +39,10 @@ std::string error_of(const std::string& path) {
 /// Asserts read_matrix_market(path) throws a ParseError naming `path:line` and containing `what`.
 void expect_error(const std::string& path, std::int64_t line, const std::string& what) {
   const std::string msg = error_of(path);
-  ASSERT_FALSE(msg.empty()) << path << " was accepted; expected an error containing '" << what << "'";
-  const std::string where = "kkperm::io: " + path + (line > 0 ? ":" + std::to_string(line) + ": " : ": ");
+  ASSERT_FALSE(msg.empty()) << path << " was accepted; expected an error containing '" << what
+                            << "'";
+  const std::string where =
+      "kkperm::io: " + path + (line > 0 ? ":" + std::to_string(line) + ": " : ": ");
   EXPECT_EQ(msg.rfind(where, 0), 0u) << "message does not start with '" << where << "': " << msg;
   EXPECT_NE(msg.find(what), std::string::npos) << "expected '" << what << "' in: " << msg;
 }
@@ -80,10 +82,12 @@ struct Outcome {
   std::int64_t line;  // error line (errors only)
   std::string what;   // error substring (errors only)
   int rows, cols;
-  std::int64_t nnz;   // after expansion (ok only)
+  std::int64_t nnz;  // after expansion (ok only)
 };
 Outcome accept(int r, int c, std::int64_t nnz) { return {true, 0, "", r, c, nnz}; }
-Outcome reject(std::int64_t line, std::string what) { return {false, line, std::move(what), 0, 0, 0}; }
+Outcome reject(std::int64_t line, std::string what) {
+  return {false, line, std::move(what), 0, 0, 0};
+}
 
 const std::map<std::string, Outcome>& malformed_table() {
   static const std::map<std::string, Outcome> t = {
@@ -91,20 +95,22 @@ const std::map<std::string, Outcome>& malformed_table() {
       {"3by0.mtx", accept(3, 0, 0)},
       // banner and two comments, then end of file: no size line.
       {"bad_dimensions.mtx", reject(4, "unexpected end of file: missing size line")},
-      // dense arrays are read into CSR, every element kept (an extra %%GraphBLAS line is a comment).
+      // dense arrays are read into CSR, every element kept (an extra %%GraphBLAS line is a
+      // comment).
       {"comments_full.mtx", accept(3, 3, 9)},
       {"full.mtx", accept(3, 3, 9)},
       {"full_symmetric.mtx", accept(4, 4, 16)},  // 10 stored (lower, with diagonal) -> 16
-      {"fullrsa.mtx", accept(2, 2, 4)},         // blank and comment lines among values skipped
-      {"fullrza.mtx", accept(2, 2, 2)},         // skew array: one stored value, zero diagonal
+      {"fullrsa.mtx", accept(2, 2, 4)},          // blank and comment lines among values skipped
+      {"fullrza.mtx", accept(2, 2, 2)},          // skew array: one stored value, zero diagonal
       {"complex.mtx", reject(1, "complex matrices are not supported")},
       {"fullcsa.mtx", reject(1, "complex matrices are not supported")},
       {"full_noheader.mtx", reject(1, "missing banner")},
       {"fullcrud1.mtx", reject(1, "missing banner")},
       {"west0067_noheader.mtx", reject(1, "missing banner")},
       // 2 x 2 array with 3 values then a comment line.
-      {"fullcrud.mtx", reject(6, "too few entries: the size line (line 2) declares 4 array elements, "
-                                 "the file ends after 3")},
+      {"fullcrud.mtx", reject(6,
+                              "too few entries: the size line (line 2) declares 4 array elements, "
+                              "the file ends after 3")},
       {"fullcrud2.mtx", reject(3, "non-numeric value 'garbled'")},
       {"mangle1.mtx", reject(1, "unknown object 'junk'")},
       {"mangle2.mtx", reject(1, "unknown format 'junk'")},
@@ -130,7 +136,8 @@ TEST(MatrixMarketMalformed, EveryFileInTheFolderHasADecidedOutcome) {
   std::set<std::string> listed;
   for (const auto& f : files) {
     listed.insert(f);
-    EXPECT_TRUE(malformed_table().count(f)) << "new file " << f << " has no entry in malformed_table()";
+    EXPECT_TRUE(malformed_table().count(f))
+        << "new file " << f << " has no entry in malformed_table()";
   }
   // Every other file in the folder is INDEX.tsv.
   std::ifstream idx(malformed_dir() + "INDEX.tsv");
@@ -253,8 +260,10 @@ const std::map<std::string, std::pair<std::int64_t, std::string>>& rejected_real
       {"mangled6.mtx.gz", {5, "trailing garbage '1'"}},  // "2 2 1 1" in a real file
       {"mangled7.mtx.gz", {5, "missing value (expected 'row col value')"}},
       {"mangled9.mtx.gz", {4, "must be square, got 3 x 4"}},
-      {"mangled10.mtx.gz", {6, "too few entries: the size line (line 4) declares 3 entries, the file "
-                               "ends after 2"}},
+      {"mangled10.mtx.gz",
+       {6,
+        "too few entries: the size line (line 4) declares 3 entries, the file "
+        "ends after 2"}},
       {"mangled11.mtx.gz", {5, "non-numeric column index 'zero'"}},
       {"mangled12.mtx.gz", {5, "missing value (expected 'row col value')"}},
       {"mangled13.mtx.gz", {7, "column index 9999 out of range [1, 4]"}},
@@ -267,7 +276,8 @@ const std::map<std::string, std::pair<std::int64_t, std::string>>& rejected_real
       {"s32.mtx.gz", {10, "row index 0: Matrix Market indices are 1-based"}},
       // "pattern" banner but every line carries a value.
       {"Ragusa16.mtx.gz", {23, "trailing garbage '1' on line '14 2 1' (expected 'row col')"}},
-      {"Tina_AskCal_perm.mtx.gz", {6, "trailing garbage '1' on line '1 1  1' (expected 'row col')"}},
+      {"Tina_AskCal_perm.mtx.gz",
+       {6, "trailing garbage '1' on line '1 1  1' (expected 'row col')"}},
       // "integer" banner holding -inf / inf.
       {"matrix_fp32.mtx.gz", {7, "non-integer value '-inf' in an 'integer' matrix"}},
       {"matrix_fp64.mtx.gz", {7, "non-integer value '-inf' in an 'integer' matrix"}},
@@ -328,8 +338,10 @@ TEST(MatrixMarketReal, EveryFileReadsWithNnzConsistentWithHeaderAndSymmetry) {
     double sum = 0;
     std::int64_t non_finite = 0;
     for (double v : A.values) {
-      if (std::isfinite(v)) sum += v;
-      else ++non_finite;
+      if (std::isfinite(v))
+        sum += v;
+      else
+        ++non_finite;
     }
     EXPECT_EQ(non_finite, e.non_finite);
     const double tol = 2.0 * static_cast<double>(e.stored * 2 + 1) *
@@ -366,12 +378,15 @@ TEST(MatrixMarketReal, AcceptedOddFilesReadAsDecided) {
   EXPECT_EQ(at(skew, 3, 0), 12.0);
   EXPECT_EQ(at(skew, 0, 3), -12.0);
   // A symmetric file storing the upper triangle is mirrored like a lower one.
-  const auto up = kkperm::io::read_matrix_market(real_dir() + "ldbc-undirected-example-bool.mtx.gz");
+  const auto up =
+      kkperm::io::read_matrix_market(real_dir() + "ldbc-undirected-example-bool.mtx.gz");
   EXPECT_EQ(up.nnz(), 24);
   EXPECT_TRUE(has(up, 0, 1) && has(up, 1, 0));
   // Zero dimensions.
   for (auto [f, r, c] : {std::tuple<const char*, int, int>{"a00.mtx.gz", 0, 0},
-                         {"a01.mtx.gz", 0, 1}, {"a10.mtx.gz", 1, 0}, {"empty.mtx.gz", 3, 4}}) {
+                         {"a01.mtx.gz", 0, 1},
+                         {"a10.mtx.gz", 1, 0},
+                         {"empty.mtx.gz", 3, 4}}) {
     const auto z = kkperm::io::read_matrix_market(real_dir() + f);
     EXPECT_EQ(z.num_rows, r) << f;
     EXPECT_EQ(z.num_cols, c) << f;
@@ -408,10 +423,12 @@ TEST(MatrixMarketErrors, Banner) {
                "garbled banner");
   expect_error(d.write("extra.mtx", "%%MatrixMarket matrix coordinate real general junk\n2 2 0\n"),
                1, "unexpected text after the symmetry");
-  expect_error(d.write("cplx.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n"),
-               1, "complex matrices are not supported");
-  expect_error(d.write("pskew.mtx", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n1 1 0\n"),
-               1, "'pattern' field cannot be 'skew-symmetric'");
+  expect_error(
+      d.write("cplx.mtx", "%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 1 0\n"),
+      1, "complex matrices are not supported");
+  expect_error(
+      d.write("pskew.mtx", "%%MatrixMarket matrix coordinate pattern skew-symmetric\n1 1 0\n"), 1,
+      "'pattern' field cannot be 'skew-symmetric'");
   // Keywords are case-insensitive; leading blank lines tolerated.
   const auto A = kkperm::io::read_matrix_market(
       d.write("case.mtx", "\n  \n%%MatrixMarket Matrix COORDINATE Real General\n1 1 1\n1 1 5\n"));
@@ -421,7 +438,8 @@ TEST(MatrixMarketErrors, Banner) {
 
 TEST(MatrixMarketErrors, SizeLine) {
   TempDir d;
-  expect_error(d.write("a.mtx", kBanner + "% c\n3 3\n"), 3, "bad size line '3 3': expected 'rows cols nnz'");
+  expect_error(d.write("a.mtx", kBanner + "% c\n3 3\n"), 3,
+               "bad size line '3 3': expected 'rows cols nnz'");
   expect_error(d.write("b.mtx", kBanner + "3 3 x\n"), 2, "bad size line '3 3 x'");
   expect_error(d.write("c.mtx", kBanner + "3 3 1 1\n1 1 1\n"), 2, "bad size line '3 3 1 1'");
   expect_error(d.write("d.mtx", kBanner + "-1 3 0\n"), 2, "negative size");
@@ -447,24 +465,28 @@ TEST(MatrixMarketErrors, EntryCounts) {
   TempDir d;
   expect_error(d.write("few.mtx", kBanner + "2 2 3\n1 1 1\n2 2 1\n"), 4,
                "too few entries: the size line (line 2) declares 3 entries, the file ends after 2");
-  expect_error(d.write("many.mtx", kBanner + "2 2 1\n1 1 1\n\n2 2 1\n"), 5,
-               "too many entries: the size line (line 2) declares 1 entries, found another: '2 2 1'");
+  expect_error(
+      d.write("many.mtx", kBanner + "2 2 1\n1 1 1\n\n2 2 1\n"), 5,
+      "too many entries: the size line (line 2) declares 1 entries, found another: '2 2 1'");
   expect_error(d.write("arr.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n2\n3\n"), 5,
                "too many entries");
   // No final newline, comments and blank lines between entries, CRLF line ends: all fine.
   const auto A = kkperm::io::read_matrix_market(
-      d.write("ok.mtx", "%%MatrixMarket matrix coordinate real general\r\n2 2 2\r\n1 1 1.5\r\n"
-                        "% note\r\n\r\n2 1 -2"));
+      d.write("ok.mtx",
+              "%%MatrixMarket matrix coordinate real general\r\n2 2 2\r\n1 1 1.5\r\n"
+              "% note\r\n\r\n2 1 -2"));
   EXPECT_EQ(A.nnz(), 2);
   EXPECT_EQ(at(A, 1, 0), -2.0);
 }
 
 TEST(MatrixMarketErrors, IndicesZeroOrOutOfRange) {
   TempDir d;
-  expect_error(d.write("r0.mtx", kBanner + "2 3 1\n0 1 1\n"), 3, "row index 0: Matrix Market indices are 1-based");
+  expect_error(d.write("r0.mtx", kBanner + "2 3 1\n0 1 1\n"), 3,
+               "row index 0: Matrix Market indices are 1-based");
   expect_error(d.write("c0.mtx", kBanner + "2 3 1\n1 0 1\n"), 3, "column index 0");
   expect_error(d.write("rh.mtx", kBanner + "2 3 1\n3 1 1\n"), 3, "row index 3 out of range [1, 2]");
-  expect_error(d.write("ch.mtx", kBanner + "2 3 1\n1 4 1\n"), 3, "column index 4 out of range [1, 3]");
+  expect_error(d.write("ch.mtx", kBanner + "2 3 1\n1 4 1\n"), 3,
+               "column index 4 out of range [1, 3]");
   expect_error(d.write("neg.mtx", kBanner + "2 3 1\n-1 1 1\n"), 3, "row index -1 out of range");
   expect_error(d.write("huge.mtx", kBanner + "2 3 1\n1 99999999999999999999 1\n"), 3,
                "column index '99999999999999999999' out of range");
@@ -478,16 +500,19 @@ TEST(MatrixMarketErrors, NonNumericAndTrailingGarbage) {
   expect_error(d.write("v3.mtx", kBanner + "2 2 1\n1 1 +-1\n"), 3, "non-numeric value '+-1'");
   expect_error(d.write("miss.mtx", kBanner + "2 2 1\n1\n"), 3, "missing column index");
   expect_error(d.write("t.mtx", kBanner + "2 2 1\n1 1 1.0 7\n"), 3, "trailing garbage '7'");
-  expect_error(d.write("tp.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n"), 3,
-               "trailing garbage '1'");
+  expect_error(
+      d.write("tp.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n"), 3,
+      "trailing garbage '1'");
   const std::string ib = "%%MatrixMarket matrix coordinate integer general\n2 2 1\n";
-  expect_error(d.write("i1.mtx", ib + "1 1 1.5\n"), 3, "non-integer value '1.5' in an 'integer' matrix");
-  EXPECT_EQ(at(kkperm::io::read_matrix_market(d.write("i2.mtx", ib + "1 1 18446744073709551615\n")), 0, 0),
+  expect_error(d.write("i1.mtx", ib + "1 1 1.5\n"), 3,
+               "non-integer value '1.5' in an 'integer' matrix");
+  EXPECT_EQ(at(kkperm::io::read_matrix_market(d.write("i2.mtx", ib + "1 1 18446744073709551615\n")),
+               0, 0),
             18446744073709551615.0);  // beyond int64: still an integer, rounded to double
   expect_error(d.write("i3.mtx", ib + "1 1 seven\n"), 3, "non-numeric value 'seven'");
   // Accepted number spellings.
-  const auto A = kkperm::io::read_matrix_market(
-      d.write("num.mtx", kBanner + "1 6 6\n1 1 +1.5\n1 2 -.5e-3\n1 3 1E+2\n1 4 1e-400\n1 5 inf\n1 6 7\n"));
+  const auto A = kkperm::io::read_matrix_market(d.write(
+      "num.mtx", kBanner + "1 6 6\n1 1 +1.5\n1 2 -.5e-3\n1 3 1E+2\n1 4 1e-400\n1 5 inf\n1 6 7\n"));
   EXPECT_EQ(at(A, 0, 0), 1.5);
   EXPECT_EQ(at(A, 0, 1), -.5e-3);
   EXPECT_EQ(at(A, 0, 2), 100.0);
@@ -508,13 +533,14 @@ TEST(MatrixMarketErrors, TruncatedOrCorruptGzip) {
   }
   std::string flipped = bytes;
   flipped[bytes.size() / 2] = static_cast<char>(flipped[bytes.size() / 2] ^ 0x5a);
-  expect_error(d.write("flip.mtx.gz", flipped, /*raw=*/true), 0, "truncated or corrupt gzip stream");
+  expect_error(d.write("flip.mtx.gz", flipped, /*raw=*/true), 0,
+               "truncated or corrupt gzip stream");
 }
 
 TEST(MatrixMarketSemantics, SymmetricExpansion) {
   TempDir d;
-  const auto S = kkperm::io::read_matrix_market(
-      d.write("s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n3 1 2\n2 2 5\n"));
+  const auto S = kkperm::io::read_matrix_market(d.write(
+      "s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n3 1 2\n2 2 5\n"));
   EXPECT_EQ(S.nnz(), 4);  // diagonal not duplicated
   EXPECT_EQ(at(S, 2, 0), 2.0);
   EXPECT_EQ(at(S, 0, 2), 2.0);
@@ -525,17 +551,19 @@ TEST(MatrixMarketSemantics, SymmetricExpansion) {
   EXPECT_EQ(H.nnz(), 4);
   EXPECT_EQ(at(H, 2, 0), 2.0);
   EXPECT_EQ(at(H, 2, 1), -1.0);
-  expect_error(d.write("both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n1 2 1\n"), 4,
-               "both triangles (upper on line 4, lower on line 3)");
+  expect_error(
+      d.write("both.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n1 2 1\n"),
+      4, "both triangles (upper on line 4, lower on line 3)");
   // Skew: negated mirror, no diagonal allowed.
-  const auto K = kkperm::io::read_matrix_market(
-      d.write("k.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 2 -4\n"));
+  const auto K = kkperm::io::read_matrix_market(d.write(
+      "k.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 2 -4\n"));
   EXPECT_EQ(K.nnz(), 4);
   EXPECT_EQ(at(K, 1, 0), 1.5);
   EXPECT_EQ(at(K, 0, 1), -1.5);
   EXPECT_EQ(at(K, 1, 2), 4.0);
-  expect_error(d.write("kd.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 0\n"), 3,
-               "skew-symmetric matrix has a diagonal entry (1, 1)");
+  expect_error(
+      d.write("kd.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 0\n"), 3,
+      "skew-symmetric matrix has a diagonal entry (1, 1)");
 }
 
 TEST(MatrixMarketSemantics, DuplicatesSummedPatternIsOne) {
@@ -544,15 +572,15 @@ TEST(MatrixMarketSemantics, DuplicatesSummedPatternIsOne) {
       d.write("dup.mtx", kBanner + "2 3 5\n2 3 1\n1 2 0.25\n2 1 7\n1 2 0.5\n2 3 -1\n"));
   EXPECT_EQ(A.nnz(), 3);
   EXPECT_EQ(A.row_map, (std::vector<std::int64_t>{0, 1, 3}));
-  EXPECT_EQ(A.entries, (std::vector<int>{1, 0, 2}));  // columns sorted
+  EXPECT_EQ(A.entries, (std::vector<int>{1, 0, 2}));           // columns sorted
   EXPECT_EQ(A.values, (std::vector<double>{0.75, 7.0, 0.0}));  // cancelling duplicates stay
-  const auto P = kkperm::io::read_matrix_market(
-      d.write("p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n2 1\n3 3\n2 1\n3 2\n"));
+  const auto P = kkperm::io::read_matrix_market(d.write(
+      "p.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n2 1\n3 3\n2 1\n3 2\n"));
   EXPECT_EQ(P.nnz(), 5);
   for (double v : P.values) EXPECT_EQ(v, 1.0);
   // Duplicate off-diagonal in a symmetric file sums on both sides.
-  const auto S = kkperm::io::read_matrix_market(
-      d.write("sd.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n2 1 3\n2 1 4\n"));
+  const auto S = kkperm::io::read_matrix_market(d.write(
+      "sd.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n2 1 3\n2 1 4\n"));
   EXPECT_EQ(at(S, 1, 0), 7.0);
   EXPECT_EQ(at(S, 0, 1), 7.0);
 }
@@ -587,7 +615,8 @@ HostMatrix awkward() {
   h.num_cols = 5;
   h.row_map = {0, 3, 3, 4, 6};
   h.entries = {0, 2, 4, 1, 0, 4};
-  h.values = {1.0 / 3.0, -1e-300, 6.02214076e23, -0.0, std::nextafter(1.0, 2.0), 123456789.123456789};
+  h.values = {1.0 / 3.0,          -1e-300, 6.02214076e23, -0.0, std::nextafter(1.0, 2.0),
+              123456789.123456789};
   return h;
 }
 
@@ -633,7 +662,8 @@ TEST(MatrixMarketWrite, RejectsBadInputAndUnwritablePath) {
 }
 
 TEST(MatrixMarketReadCrs, DefaultCrsEqualsHost) {
-  for (const char* f : {"1138_bus.mtx.gz", "lp_afiro.mtx.gz", "mangled_skew.mtx.gz", "a01.mtx.gz"}) {
+  for (const char* f :
+       {"1138_bus.mtx.gz", "lp_afiro.mtx.gz", "mangled_skew.mtx.gz", "a01.mtx.gz"}) {
     SCOPED_TRACE(f);
     const auto h = kkperm::io::read_matrix_market(real_dir() + f);
     const auto A = kkperm::io::read_crs<kkperm::DefaultCrs>(real_dir() + f);
@@ -654,7 +684,8 @@ TEST(MatrixMarketReadCrs, DefaultCrsEqualsHost) {
   kkperm::io::write_binary_csr(d.path("w.kkcsr"), h);
   const auto W = kkperm::io::read_crs<kkperm::DefaultCrs>(d.path("w.kkcsr"));
   EXPECT_EQ(kkperm::to_host(W).values, h.values);
-  EXPECT_THROW(kkperm::io::read_crs<kkperm::DefaultCrs>(malformed_dir() + "mangle1.mtx"), ParseError);
+  EXPECT_THROW(kkperm::io::read_crs<kkperm::DefaultCrs>(malformed_dir() + "mangle1.mtx"),
+               ParseError);
 }
 
 }  // namespace

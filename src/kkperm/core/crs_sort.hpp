@@ -123,8 +123,8 @@ void sort_crs(const Matrix& A) {
   using entries_t = typename Matrix::index_type::non_const_type;
   using values_t = typename Matrix::values_type::non_const_type;
   if (A.numRows() == 0 || A.nnz() == 0) return;
-  KokkosKernels::Impl::sort_crs_matrix<exec_t, rowmap_t, entries_t, values_t>(A.graph.row_map,
-                                                                         A.graph.entries, A.values);
+  KokkosKernels::Impl::sort_crs_matrix<exec_t, rowmap_t, entries_t, values_t>(
+      A.graph.row_map, A.graph.entries, A.values);
   exec_t().fence();
 }
 
@@ -166,18 +166,22 @@ Matrix sort_and_merge_crs(const Matrix& A) {
   const std::size_t nnz_in = A.graph.entries.extent(0);
 
   // Sort copies so that A stays untouched.
-  rowmap_t in_rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_rows"),
-                   static_cast<std::size_t>(n) + 1);
-  entries_t in_cols(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_cols"),
-                    nnz_in);
-  values_t in_vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_vals"),
-                   nnz_in);
-  if (n > 0) Kokkos::deep_copy(in_rows, A.graph.row_map);
-  else Kokkos::deep_copy(in_rows, offset_t(0));
+  rowmap_t in_rows(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_rows"),
+      static_cast<std::size_t>(n) + 1);
+  entries_t in_cols(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_cols"), nnz_in);
+  values_t in_vals(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::in_vals"), nnz_in);
+  if (n > 0)
+    Kokkos::deep_copy(in_rows, A.graph.row_map);
+  else
+    Kokkos::deep_copy(in_rows, offset_t(0));
   Kokkos::deep_copy(in_cols, A.graph.entries);
   Kokkos::deep_copy(in_vals, A.values);
   if (n > 0 && nnz_in > 0)
-    KokkosKernels::Impl::sort_crs_matrix<exec_t, rowmap_t, entries_t, values_t>(in_rows, in_cols, in_vals);
+    KokkosKernels::Impl::sort_crs_matrix<exec_t, rowmap_t, entries_t, values_t>(in_rows, in_cols,
+                                                                                in_vals);
 
   // Distinct count per row -> exclusive scan -> new row map (row_map(n) = new nnz).
   rowmap_t out_rows("kkperm::sort_and_merge::row_map", static_cast<std::size_t>(n) + 1);
@@ -192,10 +196,12 @@ Matrix sort_and_merge_crs(const Matrix& A) {
       },
       nnz_out);
 
-  entries_t out_cols(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::entries"),
-                     static_cast<std::size_t>(nnz_out));
-  values_t out_vals(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::values"),
-                    static_cast<std::size_t>(nnz_out));
+  entries_t out_cols(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::entries"),
+      static_cast<std::size_t>(nnz_out));
+  values_t out_vals(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::values"),
+      static_cast<std::size_t>(nnz_out));
   Kokkos::parallel_for(
       "kkperm::sort_and_merge_crs::merge", Kokkos::RangePolicy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t i) {

@@ -48,14 +48,15 @@ T load(const unsigned char* p) {
 }  // namespace
 
 void write_binary_csr(const std::string& path, const HostCsr<double, int, std::int64_t>& A) {
-  KKPERM_REQUIRE(host_is_little_endian(), "kkperm::io::write_binary_csr: big-endian hosts are not supported");
+  KKPERM_REQUIRE(host_is_little_endian(),
+                 "kkperm::io::write_binary_csr: big-endian hosts are not supported");
   KKPERM_REQUIRE(A.num_rows >= 0 && A.num_cols >= 0 &&
                      A.row_map.size() == static_cast<std::size_t>(A.num_rows) + 1 &&
                      A.entries.size() == static_cast<std::size_t>(A.nnz()) &&
                      A.values.size() == static_cast<std::size_t>(A.nnz()),
-                 "kkperm::io::write_binary_csr: inconsistent HostCsr (" << A.num_rows << " x "
-                     << A.num_cols << ", row_map " << A.row_map.size() << ", entries "
-                     << A.entries.size() << ", values " << A.values.size() << ")");
+                 "kkperm::io::write_binary_csr: inconsistent HostCsr ("
+                     << A.num_rows << " x " << A.num_cols << ", row_map " << A.row_map.size()
+                     << ", entries " << A.entries.size() << ", values " << A.values.size() << ")");
   errno = 0;
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "wb"));
   if (!f)
@@ -90,7 +91,8 @@ HostCsr<double, int, std::int64_t> read_binary_csr(const std::string& path) {
   {
     unsigned char buf[1 << 16];
     std::size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.insert(data.end(), buf, buf + got);
+    while ((got = std::fread(buf, 1, sizeof buf, f.get())) > 0)
+      data.insert(data.end(), buf, buf + got);
     if (std::ferror(f.get())) fail(path, "read error");
   }
   if (data.size() < 8 || std::memcmp(data.data(), kMagic, 8) != 0)
@@ -104,8 +106,10 @@ HostCsr<double, int, std::int64_t> read_binary_csr(const std::string& path) {
                    std::to_string(kVersion) + ")");
   const unsigned vcode = data[12], ocode = data[13], fcode = data[14];
   if (vcode != kF64) fail(path, "unknown value type code " + std::to_string(vcode));
-  if (ocode != kI32 && ocode != kI64) fail(path, "unknown ordinal type code " + std::to_string(ocode));
-  if (fcode != kI32 && fcode != kI64) fail(path, "unknown offset type code " + std::to_string(fcode));
+  if (ocode != kI32 && ocode != kI64)
+    fail(path, "unknown ordinal type code " + std::to_string(ocode));
+  if (fcode != kI32 && fcode != kI64)
+    fail(path, "unknown offset type code " + std::to_string(fcode));
   const auto rows = load<std::int64_t>(data.data() + 16);
   const auto cols = load<std::int64_t>(data.data() + 24);
   const auto nnz = load<std::int64_t>(data.data() + 32);
@@ -126,8 +130,8 @@ HostCsr<double, int, std::int64_t> read_binary_csr(const std::string& path) {
   const std::uint64_t want = rm_bytes + static_cast<std::uint64_t>(nnz) * (osz + 8);
   if (want != avail)
     fail(path, std::string(want > avail ? "truncated file" : "size mismatch") +
-                   ": header implies " + std::to_string(want + kHeaderBytes) +
-                   " bytes, file has " + std::to_string(data.size()));
+                   ": header implies " + std::to_string(want + kHeaderBytes) + " bytes, file has " +
+                   std::to_string(data.size()));
 
   HostCsr<double, int, std::int64_t> A;
   A.num_rows = static_cast<int>(rows);
@@ -146,7 +150,8 @@ HostCsr<double, int, std::int64_t> read_binary_csr(const std::string& path) {
     A.entries[k] = static_cast<int>(c);
   }
   if (nnz > 0) std::memcpy(A.values.data(), p, static_cast<std::size_t>(nnz) * 8);
-  if (A.row_map[0] != 0) fail(path, "row_map(0) is " + std::to_string(A.row_map[0]) + ", expected 0");
+  if (A.row_map[0] != 0)
+    fail(path, "row_map(0) is " + std::to_string(A.row_map[0]) + ", expected 0");
   for (std::int64_t i = 0; i < rows; ++i)
     if (A.row_map[i + 1] < A.row_map[i])
       fail(path, "row_map is not monotone at row " + std::to_string(i));

@@ -2,7 +2,8 @@
 /**
  * @brief Compact binary CSR (".kkcsr") for fast loading, e.g. on the GPU machine.
  *
- * Usage: `kkperm::io::write_binary_csr("A.kkcsr", h); auto h2 = kkperm::io::read_binary_csr("A.kkcsr");`
+ * Usage: `kkperm::io::write_binary_csr("A.kkcsr", h); auto h2 =
+ * kkperm::io::read_binary_csr("A.kkcsr");`
  *
  * Layout (all little-endian, no padding between arrays):
  *   offset  0: char[8]  magic "KKPCSR\r\n" (the CR/LF catch text-mode/line-ending mangling)

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +19,8 @@
 namespace kkperm::io {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 namespace {
@@ -48,8 +50,9 @@ std::string slurp(const std::string& path) {
       int err = Z_OK;
       const std::string msg = gzerror(f, &err);
       gzclose(f);
-      fail_file(path, (err == Z_ERRNO ? "read error (" : "truncated or corrupt gzip stream (zlib: ") +
-                          msg + ")");
+      fail_file(path,
+                (err == Z_ERRNO ? "read error (" : "truncated or corrupt gzip stream (zlib: ") +
+                    msg + ")");
     }
     text.resize(old + static_cast<std::size_t>(got));
     if (got == 0) break;
@@ -69,7 +72,9 @@ std::string slurp(const std::string& path) {
   return text;
 }
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -155,6 +160,13 @@ bool parse_f64(Tok t, double& out) {
     if (b < t.second && (*b == '+' || *b == '-')) return false;  // "+-1", "++1"
   }
   if (b == t.second) return false;
+#if !defined(__cpp_lib_to_chars)
+  // Host compilers without floating-point from_chars (GCC < 11, e.g. an old nvcc host g++).
+  const std::string s(b, t.second);
+  char* endp = nullptr;
+  out = std::strtod(s.c_str(), &endp);
+  return s[0] != ' ' && endp == s.c_str() + s.size();
+#else
   const auto r = std::from_chars(b, t.second, out, std::chars_format::general);
   if (r.ec == std::errc::result_out_of_range) {
     // from_chars reports overflow/underflow without a value; strtod gives +-inf / denormal/0,
@@ -165,6 +177,7 @@ bool parse_f64(Tok t, double& out) {
     return endp == s.c_str() + s.size();
   }
   return r.ec == std::errc() && r.ptr == t.second;
+#endif
 }
 
 enum class Format { coordinate, array };
@@ -180,8 +193,9 @@ struct Header {
 Header parse_banner(Lexer& lx, const std::string& path) {
   // First non-blank line must be the banner.
   for (;;) {
-    if (!lx.next_line()) fail_line(path, std::max<std::int64_t>(lx.line(), 1),
-                                   "empty file: missing '%%MatrixMarket' banner");
+    if (!lx.next_line())
+      fail_line(path, std::max<std::int64_t>(lx.line(), 1),
+                "empty file: missing '%%MatrixMarket' banner");
     if (!lx.blank()) break;
   }
   const Tok first = lx.token();
@@ -203,21 +217,36 @@ Header parse_banner(Lexer& lx, const std::string& path) {
     lx.fail("garbled banner '" + lx.text() + "': unexpected text after the symmetry");
   Header h;
   if (w[0] != "matrix") lx.fail("unknown object '" + w[0] + "' in banner (expected 'matrix')");
-  if (w[1] == "coordinate") h.format = Format::coordinate;
-  else if (w[1] == "array") h.format = Format::array;
-  else lx.fail("unknown format '" + w[1] + "' in banner (expected 'coordinate' or 'array')");
-  if (w[2] == "real") h.field = Field::real;
-  else if (w[2] == "integer") h.field = Field::integer;
-  else if (w[2] == "pattern") h.field = Field::pattern;
-  else if (w[2] == "complex") lx.fail("complex matrices are not supported (field 'complex')");
-  else lx.fail("unknown field '" + w[2] + "' in banner (expected 'real', 'integer', 'pattern' or "
-               "'complex')");
-  if (w[3] == "general") h.symmetry = Symmetry::general;
-  else if (w[3] == "symmetric") h.symmetry = Symmetry::symmetric;
-  else if (w[3] == "skew-symmetric") h.symmetry = Symmetry::skew;
-  else if (w[3] == "hermitian") h.symmetry = Symmetry::hermitian;
-  else lx.fail("unknown symmetry '" + w[3] + "' in banner (expected 'general', 'symmetric', "
-               "'skew-symmetric' or 'hermitian')");
+  if (w[1] == "coordinate")
+    h.format = Format::coordinate;
+  else if (w[1] == "array")
+    h.format = Format::array;
+  else
+    lx.fail("unknown format '" + w[1] + "' in banner (expected 'coordinate' or 'array')");
+  if (w[2] == "real")
+    h.field = Field::real;
+  else if (w[2] == "integer")
+    h.field = Field::integer;
+  else if (w[2] == "pattern")
+    h.field = Field::pattern;
+  else if (w[2] == "complex")
+    lx.fail("complex matrices are not supported (field 'complex')");
+  else
+    lx.fail("unknown field '" + w[2] +
+            "' in banner (expected 'real', 'integer', 'pattern' or "
+            "'complex')");
+  if (w[3] == "general")
+    h.symmetry = Symmetry::general;
+  else if (w[3] == "symmetric")
+    h.symmetry = Symmetry::symmetric;
+  else if (w[3] == "skew-symmetric")
+    h.symmetry = Symmetry::skew;
+  else if (w[3] == "hermitian")
+    h.symmetry = Symmetry::hermitian;
+  else
+    lx.fail("unknown symmetry '" + w[3] +
+            "' in banner (expected 'general', 'symmetric', "
+            "'skew-symmetric' or 'hermitian')");
   if (h.format == Format::array && h.field == Field::pattern)
     lx.fail("invalid banner: 'array' format cannot have field 'pattern'");
   if (h.field == Field::pattern && h.symmetry == Symmetry::skew)
@@ -247,12 +276,12 @@ int parse_index(Lexer& lx, Tok t, std::int64_t dim, const char* what, const char
   std::int64_t v = 0;
   bool overflow = false;
   if (!parse_i64(t, v, overflow)) {
-    if (overflow) lx.fail(std::string(what) + " index '" + tok_str(t) + "' out of range [1, " +
-                          std::to_string(dim) + "]");
+    if (overflow)
+      lx.fail(std::string(what) + " index '" + tok_str(t) + "' out of range [1, " +
+              std::to_string(dim) + "]");
     lx.fail(std::string("non-numeric ") + what + " index '" + tok_str(t) + "'");
   }
-  if (v == 0)
-    lx.fail(std::string(what) + " index 0: Matrix Market indices are 1-based");
+  if (v == 0) lx.fail(std::string(what) + " index 0: Matrix Market indices are 1-based");
   if (v < 1 || v > dim)
     lx.fail(std::string(what) + " index " + std::to_string(v) + " out of range [1, " +
             std::to_string(dim) + "]");
@@ -327,8 +356,8 @@ HostMatrix read_matrix_market(const std::string& path) {
   if (coord) {
     expected = dims[2];
     if ((rows == 0 || cols == 0) && expected != 0)
-      lx.fail("a " + std::to_string(rows) + " x " + std::to_string(cols) +
-              " matrix cannot have " + std::to_string(expected) + " entries");
+      lx.fail("a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix cannot have " +
+              std::to_string(expected) + " entries");
     // Expansion at most doubles the count; keep it representable in int64 offsets.
     if (expected > INT64_MAX / 2) lx.fail("nnz " + std::to_string(expected) + " is too large");
   } else if (h.symmetry == Symmetry::general) {
@@ -348,7 +377,7 @@ HostMatrix read_matrix_market(const std::string& path) {
   Triplets t;
   t.reserve(mirrors ? 2 * reserve : reserve);
 
-  const char* entry_expect = !coord ? "value"
+  const char* entry_expect = !coord                      ? "value"
                              : h.field == Field::pattern ? "row col"
                                                          : "row col value";
   std::int64_t count = 0;
@@ -435,8 +464,10 @@ void write_matrix_market(const std::string& path, const HostMatrix& A) {
   gzFile gzf = nullptr;
   std::FILE* f = nullptr;
   errno = 0;
-  if (gz) gzf = gzopen(path.c_str(), "wb6");
-  else f = std::fopen(path.c_str(), "wb");
+  if (gz)
+    gzf = gzopen(path.c_str(), "wb6");
+  else
+    f = std::fopen(path.c_str(), "wb");
   if (!gzf && !f)
     throw std::runtime_error("kkperm::io::write_matrix_market: cannot open '" + path +
                              "' for writing: " + (errno ? std::strerror(errno) : "zlib error"));
@@ -445,9 +476,11 @@ void write_matrix_market(const std::string& path, const HostMatrix& A) {
   bool ok = true;
   auto flush = [&]() {
     if (buf.empty()) return;
-    if (gz) ok = ok && gzwrite(gzf, buf.data(), static_cast<unsigned>(buf.size())) ==
-                           static_cast<int>(buf.size());
-    else ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
+    if (gz)
+      ok = ok && gzwrite(gzf, buf.data(), static_cast<unsigned>(buf.size())) ==
+                     static_cast<int>(buf.size());
+    else
+      ok = ok && std::fwrite(buf.data(), 1, buf.size(), f) == buf.size();
     buf.clear();
   };
   std::ostringstream head;

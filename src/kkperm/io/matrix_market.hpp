@@ -15,8 +15,8 @@
  *    symmetric arrays the stored lower triangle is mirrored, for skew-symmetric arrays the
  *    diagonal is absent (it is zero by definition). `array pattern` is invalid and rejected.
  *  - field `real`, `integer` (the token must be an integer: "1.5", "inf" or "nan" in an integer
- *    file are errors; converted to double, so integers beyond 2^53 round) or `pattern` (every entry has value 1.0).
- *    `complex` is rejected: "complex matrices are not supported".
+ *    file are errors; converted to double, so integers beyond 2^53 round) or `pattern` (every entry
+ * has value 1.0). `complex` is rejected: "complex matrices are not supported".
  *  - symmetry `general`, `symmetric`, `skew-symmetric` (off-diagonal mirrored negated; a
  *    diagonal entry is an error), `hermitian` (for real/integer/pattern data it equals
  *    `symmetric`). `pattern skew-symmetric` is rejected (its values cannot be negated).
