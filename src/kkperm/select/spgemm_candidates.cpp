@@ -1,0 +1,239 @@
+// SpGEMM candidate registry: the table, the runaway guard and the plan classes (ESC, KK); the
+// cuSPARSE plans live in plugins/cusparse (CUDA builds).
+#include "kkperm/select/spgemm_candidates.hpp"
+
+#include <limits>
+#include <sstream>
+
+#include "kkperm/kernels/spgemm/kk_spgemm.hpp"
+
+#ifdef KKPERM_ENABLE_CUDA
+#include <cuda_runtime.h>
+
+#include "cusparse/cusparse_spgemm.hpp"
+#endif
+
+namespace kkperm {
+
+namespace {
+
+const SpgemmCandidateInfo kTable[] = {
+    {SpgemmCandidate::esc, "esc", "esc", false, true, true,
+     "own ESC, rows binned by work (thread/warp/block/global), C written in place"},
+    {SpgemmCandidate::esc_permuted, "esc_permuted", "esc", false, true, true,
+     "own ESC, C produced in permuted (binned) order and gathered back"},
+    {SpgemmCandidate::kk_spgemm_kk, "kk_spgemm_kk", "kk", false, false, true,
+     "KokkosSparse spgemm_symbolic/numeric SPGEMM_KK, handle kept"},
+    {SpgemmCandidate::kk_spgemm_kk_memory, "kk_spgemm_kk_memory", "kk", false, false, true,
+     "KokkosSparse spgemm_symbolic/numeric SPGEMM_KK_MEMORY, handle kept"},
+    {SpgemmCandidate::cusparse_alg1, "cusparse_alg1", "cusparse_spgemm", true, false, false,
+     "cusparseSpGEMM ALG1 (numeric = full recompute)"},
+    {SpgemmCandidate::cusparse_alg2, "cusparse_alg2", "cusparse_spgemm", true, false, false,
+     "cusparseSpGEMM ALG2 with estimateMemory (numeric = full recompute)"},
+    {SpgemmCandidate::cusparse_alg3, "cusparse_alg3", "cusparse_spgemm", true, false, false,
+     "cusparseSpGEMM ALG3 with estimateMemory, chunk fraction 0.2 (numeric = full recompute)"},
+    {SpgemmCandidate::cusparse_reuse, "cusparse_reuse", "cusparse_spgemm_reuse", true, false, true,
+     "cusparseSpGEMMreuse workEstimation/nnz/copy, numeric = reuse_compute"},
+};
+constexpr int kCount = static_cast<int>(SpgemmCandidate::count_);
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == kCount, "one table row per candidate");
+
+template <class Matrix>
+class EscPlan final : public SpgemmPlan<Matrix> {
+ public:
+  EscPlan(SpgemmCandidate c, const SpgemmPlanOptions& o) : SpgemmPlan<Matrix>(c, o), esc_(cfg(c, o)) {}
+  const Matrix& C() const override { return esc_.C(); }
+  std::string details() const override {
+    const auto& s = esc_.stats();
+    std::ostringstream os;
+    os << "bins=" << s.bin_rows[0] << "/" << s.bin_rows[1] << "/" << s.bin_rows[2] << "/"
+       << s.bin_rows[3] << " global_chunks=" << s.global_chunks
+       << " scratch_levels=" << s.scratch_level_warp << "/" << s.scratch_level_block
+       << " numeric_levels=" << s.numeric_level_warp << "/" << s.numeric_level_block
+       << " peak_bytes=" << s.peak_bytes;
+    return os.str();
+  }
+  double extra_bytes() const override {
+    const auto& s = esc_.stats();
+    return static_cast<double>(s.plan_bytes + s.buffer_bytes);
+  }
+  double restore_ms() const override {
+    return 1e3 * (esc_.stats().symbolic_restore_s + esc_.stats().numeric_restore_s);
+  }
+  double reorder_ms() const override { return 1e3 * esc_.stats().reorder_s; }
+  const spgemm::EscStats& stats() const { return esc_.stats(); }
+
+ protected:
+  void symbolic_impl(const Matrix& A, const Matrix& B) override { esc_.symbolic(A, B); }
+  void numeric_impl(const Matrix& A, const Matrix& B) override { esc_.numeric(A, B); }
+
+ private:
+  static spgemm::EscConfig cfg(SpgemmCandidate c, const SpgemmPlanOptions& o) {
+    spgemm::EscConfig e = o.esc;
+    e.output_order = c == SpgemmCandidate::esc_permuted
+                         ? spgemm::EscOutputOrder::permuted_then_restore
+                         : spgemm::EscOutputOrder::direct;
+    e.check_reuse = false;  // the plan base checks the structure hash already
+    return e;
+  }
+  spgemm::EscSpgemm<Matrix> esc_;
+};
+
+template <class Matrix>
+class KkPlan final : public SpgemmPlan<Matrix> {
+ public:
+  KkPlan(SpgemmCandidate c, const SpgemmPlanOptions& o)
+      : SpgemmPlan<Matrix>(c, o),
+        kk_(c == SpgemmCandidate::kk_spgemm_kk ? KokkosSparse::SPGEMM_KK
+                                               : KokkosSparse::SPGEMM_KK_MEMORY) {}
+  const Matrix& C() const override { return kk_.C(); }
+  std::string details() const override { return "nnz_c=" + std::to_string(kk_.nnz()); }
+
+ protected:
+  void symbolic_impl(const Matrix& A, const Matrix& B) override { kk_.symbolic(A, B); }
+  void numeric_impl(const Matrix& A, const Matrix& B) override { kk_.numeric(A, B); }
+
+ private:
+  spgemm::KkSpgemm<Matrix> kk_;
+};
+
+}  // namespace
+
+const SpgemmCandidateInfo& info(SpgemmCandidate c) {
+  const int i = static_cast<int>(c);
+  KKPERM_REQUIRE(i >= 0 && i < kCount, "kkperm::info: invalid SpgemmCandidate " << i);
+  return kTable[i];
+}
+
+std::string to_string(SpgemmCandidate c) { return info(c).name; }
+
+SpgemmCandidate spgemm_candidate_from_string(const std::string& name) {
+  std::string all;
+  for (const auto& r : kTable) {
+    if (name == r.name) return r.id;
+    all += std::string(all.empty() ? "" : ", ") + r.name;
+  }
+  KKPERM_THROW(std::invalid_argument,
+               "kkperm::spgemm_candidate_from_string: unknown candidate '" << name
+                                                                           << "' (valid: " << all << ")");
+}
+
+bool available(SpgemmCandidate c) {
+#ifdef KKPERM_ENABLE_CUDA
+  return static_cast<int>(c) >= 0 && static_cast<int>(c) < kCount;
+#else
+  return !info(c).cuda_only;
+#endif
+}
+
+std::vector<SpgemmCandidate> all_spgemm_candidates() {
+  std::vector<SpgemmCandidate> v;
+  for (const auto& r : kTable) v.push_back(r.id);
+  return v;
+}
+
+std::vector<SpgemmCandidate> spgemm_candidates() {
+  std::vector<SpgemmCandidate> v;
+  for (const auto& r : kTable)
+    if (available(r.id)) v.push_back(r.id);
+  return v;
+}
+
+std::size_t device_memory_bytes() {
+#ifdef KKPERM_ENABLE_CUDA
+  std::size_t free_b = 0, total_b = 0;
+  if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
+  return total_b;
+#else
+  return 0;
+#endif
+}
+
+std::string spgemm_guard_reason(SpgemmCandidate c, const SpgemmWorkEstimate& e,
+                                std::size_t value_bytes, const SpgemmGuardLimits& lim) {
+  std::ostringstream os;
+  const std::size_t dev = lim.device_bytes ? lim.device_bytes : device_memory_bytes();
+  const double budget = dev ? lim.memory_fraction * static_cast<double>(dev) : 0.0;
+  const double products = static_cast<double>(e.sum_work);
+  const std::int64_t int_max = std::numeric_limits<int>::max();
+  switch (c) {
+    case SpgemmCandidate::esc:
+    case SpgemmCandidate::esc_permuted:
+      // Bounded by design: the global bin is chunked, nnz(C) is counted exactly before C is
+      // allocated and checked against the offset type and the memory limit (clear errors).
+      return {};
+    case SpgemmCandidate::kk_spgemm_kk:
+    case SpgemmCandidate::kk_spgemm_kk_memory:
+      if (e.max_work > lim.kk_max_row_work) {
+        os << "max row work " << e.max_work << " > " << lim.kk_max_row_work
+           << " (KK 3.4 did not finish A^2 of a 1M-row power-law matrix in 7 min on an H200; "
+              "rows this heavy are treated as that regime)";
+        return os.str();
+      }
+      if (e.sum_work > int_max) {
+        os << "sum of row work " << e.sum_work << " exceeds 2^31-1 (KK 3.4 with int offsets)";
+        return os.str();
+      }
+      return {};
+    case SpgemmCandidate::cusparse_alg1:
+    case SpgemmCandidate::cusparse_alg2:
+    case SpgemmCandidate::cusparse_alg3:
+    case SpgemmCandidate::cusparse_reuse: {
+      if (e.sum_work > int_max && c != SpgemmCandidate::cusparse_alg3) {
+        os << "intermediate products " << e.sum_work
+           << " exceed 2^31-1 (32-bit cuSPARSE work buffers; only ALG3 chunks them)";
+        return os.str();
+      }
+      // Documented memory behaviour: ALG1 and reuse hold all intermediate products (index +
+      // value), ALG2 about half of that, ALG3 chunks (chunk fraction 0.2).
+      double need = 0.0;
+      if (c == SpgemmCandidate::cusparse_alg1 || c == SpgemmCandidate::cusparse_reuse)
+        need = products * static_cast<double>(sizeof(int) * 2 + value_bytes);
+      else if (c == SpgemmCandidate::cusparse_alg2)
+        need = products * static_cast<double>(sizeof(int) + value_bytes) / 2.0;
+      else
+        need = 0.2 * products * static_cast<double>(sizeof(int) + value_bytes);
+      if (budget > 0.0 && need > budget) {
+        os << "estimated work buffer " << need << " bytes > " << budget << " bytes ("
+           << lim.memory_fraction << " of device memory)";
+        return os.str();
+      }
+      return {};
+    }
+    default:
+      break;
+  }
+  KKPERM_THROW(std::invalid_argument, "kkperm::spgemm_guard_reason: invalid candidate");
+}
+
+template <class Matrix>
+std::unique_ptr<SpgemmPlan<Matrix>> make_spgemm_plan(SpgemmCandidate c, const SpgemmPlanOptions& o) {
+  KKPERM_REQUIRE(available(c), "kkperm::make_spgemm_plan: candidate " << to_string(c)
+                                                                      << " is not available in this build");
+  switch (c) {
+    case SpgemmCandidate::esc:
+    case SpgemmCandidate::esc_permuted:
+      return std::make_unique<EscPlan<Matrix>>(c, o);
+    case SpgemmCandidate::kk_spgemm_kk:
+    case SpgemmCandidate::kk_spgemm_kk_memory:
+      return std::make_unique<KkPlan<Matrix>>(c, o);
+#ifdef KKPERM_ENABLE_CUDA
+    case SpgemmCandidate::cusparse_alg1:
+    case SpgemmCandidate::cusparse_alg2:
+    case SpgemmCandidate::cusparse_alg3:
+    case SpgemmCandidate::cusparse_reuse:
+      return make_cusparse_spgemm_plan<Matrix>(c, o);
+#endif
+    default:
+      break;
+  }
+  KKPERM_THROW(std::invalid_argument,
+               "kkperm::make_spgemm_plan: candidate " << to_string(c) << " has no plan here");
+}
+
+template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, int>>>
+make_spgemm_plan<Crs<double, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+template std::unique_ptr<SpgemmPlan<Crs<float, int, DefaultDevice, int>>>
+make_spgemm_plan<Crs<float, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+
+}  // namespace kkperm

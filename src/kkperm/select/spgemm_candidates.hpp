@@ -1,0 +1,213 @@
+#pragma once
+/**
+ * @brief The SpGEMM candidate registry (C = A·B): every SpGEMM variant that can run, a runaway
+ * guard, and one plan class with a symbolic/numeric split.
+ *
+ * Usage:
+ *   for (kkperm::SpgemmCandidate c : kkperm::spgemm_candidates()) {
+ *     auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+ *     plan->symbolic(A, B);   // may throw kkperm::CandidateNotApplicable (guard, with reason)
+ *     plan->numeric(A, B);    // values; again after A/B value changes (same structure)
+ *     use(plan->C());
+ *   }
+ *
+ * Input policy: the ESC candidates accept unsorted columns and duplicate entries (merged,
+ * duplicates add up); the KK and cuSPARSE candidates require sorted, unique columns and throw
+ * std::invalid_argument otherwise (sort/merge first with kkperm/core/crs_sort.hpp). Every plan
+ * returns C with sorted, unique columns. numeric() checks that A and B keep the dims, nnz and
+ * structure hash seen by symbolic().
+ * Guard: symbolic() first estimates Σ F_i and max F_i (F_i = Σ_{k∈row i of A} nnz(B row k)) on
+ * the device and skips (CandidateNotApplicable, message = reason) a candidate whose known limits
+ * would be exceeded; see spgemm_guard_reason.
+ */
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/error.hpp"
+#include "kkperm/core/types.hpp"
+#include "kkperm/kernels/spgemm/esc_spgemm.hpp"
+#include "kkperm/select/candidate_common.hpp"
+
+namespace kkperm {
+
+enum class SpgemmCandidate : int {
+  esc = 0,               ///< own ESC, rows binned by work, written in place
+  esc_permuted,          ///< own ESC, C produced in permuted order then restored
+  kk_spgemm_kk,          ///< KK 3.4 view-level SPGEMM_KK (handle kept for numeric reuse)
+  kk_spgemm_kk_memory,   ///< KK 3.4 view-level SPGEMM_KK_MEMORY
+  cusparse_alg1,         ///< cusparseSpGEMM CUSPARSE_SPGEMM_ALG1 (CUDA builds)
+  cusparse_alg2,         ///< cusparseSpGEMM CUSPARSE_SPGEMM_ALG2 (+ estimateMemory)
+  cusparse_alg3,         ///< cusparseSpGEMM CUSPARSE_SPGEMM_ALG3 (+ estimateMemory, chunked)
+  cusparse_reuse,        ///< cusparseSpGEMMreuse_* (numeric-only recomputation)
+  count_
+};
+
+struct SpgemmCandidateInfo {
+  SpgemmCandidate id;
+  const char* name;
+  const char* kernel;
+  bool cuda_only;
+  bool accepts_unsorted;        ///< unsorted / duplicate columns merged rather than rejected
+  bool numeric_reuses_structure;///< false: numeric() recomputes everything (cuSPARSE ALG1-3)
+  const char* description;
+};
+
+const SpgemmCandidateInfo& info(SpgemmCandidate c);
+std::string to_string(SpgemmCandidate c);
+SpgemmCandidate spgemm_candidate_from_string(const std::string& name);
+inline void from_string(const std::string& name, SpgemmCandidate& out) {
+  out = spgemm_candidate_from_string(name);
+}
+bool available(SpgemmCandidate c);
+std::vector<SpgemmCandidate> all_spgemm_candidates();
+std::vector<SpgemmCandidate> spgemm_candidates();
+
+/// Cheap device-side estimate used by the guard (one pass over A's nonzeros).
+struct SpgemmWorkEstimate {
+  std::int64_t num_rows = 0, inner = 0, num_cols = 0, nnz_a = 0, nnz_b = 0;
+  std::int64_t sum_work = 0;  ///< Σ F_i = number of products a_ik·b_kj (upper bound of nnz(C))
+  std::int64_t max_work = 0;  ///< max F_i
+};
+
+template <class Matrix>
+SpgemmWorkEstimate estimate_spgemm_work(const Matrix& A, const Matrix& B) {
+  SpgemmWorkEstimate e;
+  e.num_rows = A.numRows();
+  e.inner = A.numCols();
+  e.num_cols = B.numCols();
+  e.nnz_a = A.nnz();
+  e.nnz_b = B.nnz();
+  Kokkos::View<std::int64_t*, typename Matrix::device_type> w(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spgemm::guard_work"), A.numRows());
+  spgemm::esc_impl::row_work<typename Matrix::execution_space>(
+      A.graph.row_map, A.graph.entries, B.graph.row_map, w, A.numRows(), e.sum_work, e.max_work);
+  return e;
+}
+
+/**
+ * Known limits of the candidates. Values are stated with their origin; change them only with a
+ * measurement.
+ */
+struct SpgemmGuardLimits {
+  /// KK 3.4 SPGEMM_KK / KK_MEMORY: A² of a 1M-row power-law matrix did not finish in 7 minutes on
+  /// an H200 (team observation; its max row work was far above this). Rows beyond this work are
+  /// treated as that regime until a sweep (perf_test/kkperm_spgemm on power_law) pins the limit.
+  std::int64_t kk_max_row_work = std::int64_t(1) << 18;
+  /// Device memory the guard may plan with; 0: query the device (CUDA) / unlimited (host).
+  std::size_t device_bytes = 0;
+  double memory_fraction = 0.8;  ///< of device_bytes usable by one product's temporaries
+};
+
+/// Device memory in bytes (cudaMemGetInfo total on CUDA builds; 0 = unknown on host builds).
+std::size_t device_memory_bytes();
+
+/// Empty when `c` may run on this product; otherwise the reason it is skipped.
+std::string spgemm_guard_reason(SpgemmCandidate c, const SpgemmWorkEstimate& e,
+                                std::size_t value_bytes, const SpgemmGuardLimits& lim);
+
+struct SpgemmPlanOptions {
+  spgemm::EscConfig esc;          ///< for the esc / esc_permuted candidates
+  SpgemmGuardLimits guard;
+  bool check_reuse = true;        ///< numeric(): verify structure hash of A and B
+};
+
+/**
+ * @brief A SpGEMM plan for one candidate and matrix type `Matrix = Crs<V, O, Device, F>`.
+ * symbolic() builds C's structure (and whatever the candidate keeps); numeric() computes C's
+ * values. Callers time both separately. Plans hold views of what they built, not of A and B.
+ */
+template <class Matrix>
+class SpgemmPlan {
+ public:
+  using matrix_type = Matrix;
+  using execution_space = typename Matrix::execution_space;
+
+  SpgemmPlan(SpgemmCandidate c, const SpgemmPlanOptions& o) : candidate_(c), opts_(o) {}
+  virtual ~SpgemmPlan() = default;
+  SpgemmPlan(const SpgemmPlan&) = delete;
+  SpgemmPlan& operator=(const SpgemmPlan&) = delete;
+
+  SpgemmCandidate candidate() const { return candidate_; }
+  std::string name() const { return to_string(candidate_); }
+  const SpgemmWorkEstimate& estimate() const { return est_; }
+  bool has_symbolic() const { return has_symbolic_; }
+
+  void symbolic(const Matrix& A, const Matrix& B) {
+    has_symbolic_ = false;
+    const std::string who = "kkperm::spgemm_symbolic(" + name() + ")";
+    KKPERM_REQUIRE(A.numCols() == B.numRows(), who << ": A is " << A.numRows() << " x "
+                                                   << A.numCols() << " but B is " << B.numRows()
+                                                   << " x " << B.numCols());
+    const bool sorted = !info(candidate_).accepts_unsorted;
+    validate(A, (who + ": A").c_str(), sorted);
+    validate(B, (who + ": B").c_str(), sorted);
+    est_ = estimate_spgemm_work(A, B);
+    const std::string reason =
+        spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
+                            opts_.guard);
+    if (!reason.empty()) throw CandidateNotApplicable(name() + ": " + reason);
+    symbolic_impl(A, B);
+    a_hash_ = hash_of(A);
+    b_hash_ = hash_of(B);
+    has_symbolic_ = true;
+  }
+
+  void numeric(const Matrix& A, const Matrix& B) {
+    const std::string who = "kkperm::spgemm_numeric(" + name() + ")";
+    KKPERM_REQUIRE(has_symbolic_, who << ": call symbolic() first");
+    KKPERM_REQUIRE(A.numRows() == est_.num_rows && A.numCols() == est_.inner &&
+                       B.numCols() == est_.num_cols && A.nnz() == est_.nnz_a &&
+                       B.nnz() == est_.nnz_b,
+                   who << ": A or B differ in dims/nnz from those given to symbolic()");
+    if (opts_.check_reuse)
+      KKPERM_REQUIRE(hash_of(A) == a_hash_ && hash_of(B) == b_hash_,
+                     who << ": the structure of A or B changed since symbolic()");
+    numeric_impl(A, B);
+  }
+
+  /// The product (structure after symbolic(), values after numeric()).
+  virtual const Matrix& C() const = 0;
+  /// Short facts chosen at symbolic (bins, buffer sizes...).
+  virtual std::string details() const { return {}; }
+  /// Device bytes held by the plan beyond C (buffers, plan arrays).
+  virtual double extra_bytes() const { return 0.0; }
+  /// Time (ms) of putting C back in caller order, when the candidate does that separately.
+  virtual double restore_ms() const { return 0.0; }
+  /// Time (ms) of building the row reorder, when the candidate has one.
+  virtual double reorder_ms() const { return 0.0; }
+
+ protected:
+  virtual void symbolic_impl(const Matrix& A, const Matrix& B) = 0;
+  virtual void numeric_impl(const Matrix& A, const Matrix& B) = 0;
+  const SpgemmPlanOptions& options() const { return opts_; }
+
+ private:
+  std::uint64_t hash_of(const Matrix& M) const {
+    if (!opts_.check_reuse) return 0;
+    return spgemm::esc_impl::structure_hash<execution_space>(M.graph.row_map, M.graph.entries,
+                                                             M.numRows());
+  }
+  SpgemmCandidate candidate_;
+  SpgemmPlanOptions opts_;
+  SpgemmWorkEstimate est_;
+  bool has_symbolic_ = false;
+  std::uint64_t a_hash_ = 0, b_hash_ = 0;
+};
+
+/// Creates the (empty) plan for `c`; std::invalid_argument when `c` is not available here.
+/// Explicitly instantiated for Crs<float|double, int, DefaultDevice, int>.
+template <class Matrix>
+std::unique_ptr<SpgemmPlan<Matrix>> make_spgemm_plan(SpgemmCandidate c,
+                                                     const SpgemmPlanOptions& o = {});
+
+extern template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, int>>>
+make_spgemm_plan<Crs<double, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+extern template std::unique_ptr<SpgemmPlan<Crs<float, int, DefaultDevice, int>>>
+make_spgemm_plan<Crs<float, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+
+}  // namespace kkperm

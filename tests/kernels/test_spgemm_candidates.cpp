@@ -1,0 +1,172 @@
+// Every SpGEMM candidate of the registry vs the serial reference, numeric reuse, input policy,
+// runaway guard and registry names.
+#include <gtest/gtest.h>
+
+#include "kkperm/select/spgemm_candidates.hpp"
+#include "kernels/spgemm_test_helpers.hpp"
+
+namespace {
+using namespace kkperm::test::spgemm;
+using kkperm::SpgemmCandidate;
+using kkperm::spgemm::reference_multiply;
+
+void check_all(const Host& hA, const Host& hB, const std::string& what) {
+  const auto ref = reference_multiply(hA, hB);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  for (auto c : kkperm::spgemm_candidates()) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    plan->symbolic(A, B);
+    Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+    plan->numeric(A, B);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref,
+                                  what + " [" + kkperm::to_string(c) + "]"));
+  }
+}
+}  // namespace
+
+TEST(SpgemmCandidates, EveryCandidateMatchesReference) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto A = random_csr(250, 250, 0, 15, seed);
+  check_all(A, A, "A^2");
+  const auto R = random_csr(90, 250, 0, 40, seed + 1);
+  const auto P = random_csr(250, 60, 1, 3, seed + 2);
+  check_all(A, P, "AP");
+  check_all(R, A, "RA");
+  check_all(random_csr(40, 30, 0, 2, seed + 3), random_csr(30, 20, 0, 1, seed + 4), "sparse");
+  check_all(random_csr(6, 5, 0, 0, 1), random_csr(5, 4, 1, 2, seed), "empty A");
+  check_all(random_csr(0, 0, 0, 0, 1), random_csr(0, 0, 0, 0, 1), "0x0");
+}
+
+TEST(SpgemmCandidates, NumericReuseAfterValueChangeEqualsFreshProduct) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(180, 160, 0, 12, seed);
+  const auto hB = random_csr(160, 170, 0, 12, seed + 1);
+  const auto hA2 = revalue(hA, seed + 2), hB2 = revalue(hB, seed + 3);
+  const auto ref2 = reference_multiply(hA2, hB2);
+  for (auto c : kkperm::spgemm_candidates()) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    plan->symbolic(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
+    plan->numeric(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
+    Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+    plan->numeric(kkperm::to_device<Matrix>(hA2), kkperm::to_device<Matrix>(hB2));
+    EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref2, "reuse " + kkperm::to_string(c)));
+  }
+}
+
+TEST(SpgemmCandidates, UnsortedInputsMergedByEscRejectedByOthers) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(70, 50, 1, 8, seed), hB = random_csr(50, 60, 1, 8, seed + 1);
+  const auto sA = scramble(hA, seed + 2), sB = scramble(hB, seed + 3);
+  const auto ref = reference_multiply(sA, sB);
+  const auto A = kkperm::to_device<Matrix>(sA), B = kkperm::to_device<Matrix>(sB);
+  for (auto c : kkperm::spgemm_candidates()) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    if (kkperm::info(c).accepts_unsorted) {
+      plan->symbolic(A, B);
+      plan->numeric(A, B);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref, kkperm::to_string(c)));
+    } else {
+      try {
+        plan->symbolic(A, B);
+        ADD_FAILURE() << kkperm::to_string(c) << " accepted unsorted/duplicate input";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("kkperm::spgemm_symbolic"), std::string::npos);
+      }
+    }
+  }
+}
+
+TEST(SpgemmCandidates, NumericRejectsChangedStructure) {
+  const auto A = kkperm::to_device<Matrix>(random_csr(30, 30, 2, 2, 11));
+  const auto A2 = kkperm::to_device<Matrix>(random_csr(30, 30, 2, 2, 12));  // same nnz
+  for (auto c : kkperm::spgemm_candidates()) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    EXPECT_THROW(plan->numeric(A, A), std::invalid_argument);
+    plan->symbolic(A, A);
+    EXPECT_THROW(plan->numeric(A2, A2), std::invalid_argument) << kkperm::to_string(c);
+  }
+}
+
+// Guard: a KK candidate is skipped with a reason when the row work exceeds its limit; ESC
+// always runs; cuSPARSE limits follow the documented memory behaviour.
+TEST(SpgemmCandidates, GuardSkipsRunawayCandidatesWithReason) {
+  Host A = random_csr(50, 50, 1, 3, 5);
+  // one heavy row: row 0 touches every row of B
+  Host H = A;
+  H.row_map.assign(51, 0);
+  H.entries.clear();
+  H.values.clear();
+  for (int i = 0; i < 50; ++i) {
+    const int lo = i == 0 ? 0 : i, hi = i == 0 ? 50 : i + 1;
+    for (int k = lo; k < hi; ++k) {
+      H.entries.push_back(k);
+      H.values.push_back(1.0);
+    }
+    H.row_map[i + 1] = static_cast<int>(H.entries.size());
+  }
+  const auto dH = kkperm::to_device<Matrix>(H), dA = kkperm::to_device<Matrix>(A);
+  const auto est = kkperm::estimate_spgemm_work(dH, dA);
+  const auto w = kkperm::spgemm::reference_row_work(H, A);
+  EXPECT_EQ(est.max_work, *std::max_element(w.begin(), w.end()));
+  EXPECT_EQ(est.sum_work, std::accumulate(w.begin(), w.end(), std::int64_t(0)));
+  kkperm::SpgemmPlanOptions o;
+  o.guard.kk_max_row_work = est.max_work - 1;
+  for (auto c : {SpgemmCandidate::kk_spgemm_kk, SpgemmCandidate::kk_spgemm_kk_memory}) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
+    try {
+      plan->symbolic(dH, dA);
+      ADD_FAILURE() << "guard did not skip " << kkperm::to_string(c);
+    } catch (const kkperm::CandidateNotApplicable& e) {
+      EXPECT_NE(std::string(e.what()).find("max row work"), std::string::npos) << e.what();
+    }
+  }
+  auto esc = kkperm::make_spgemm_plan<Matrix>(SpgemmCandidate::esc, o);
+  EXPECT_NO_THROW(esc->symbolic(dH, dA));
+  // cuSPARSE rules (evaluated on the estimate; the candidates exist in CUDA builds only)
+  kkperm::SpgemmWorkEstimate big;
+  big.sum_work = std::int64_t(3) << 30;
+  big.max_work = 1000;
+  kkperm::SpgemmGuardLimits lim;
+  lim.device_bytes = std::size_t(80) << 30;
+  EXPECT_FALSE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg1, big, 8, lim).empty());
+  EXPECT_FALSE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_reuse, big, 8, lim).empty());
+  EXPECT_TRUE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg3, big, 8, lim).empty());
+  EXPECT_TRUE(kkperm::spgemm_guard_reason(SpgemmCandidate::esc, big, 8, lim).empty());
+  kkperm::SpgemmWorkEstimate mid;
+  mid.sum_work = std::int64_t(1) << 30;
+  lim.device_bytes = std::size_t(8) << 30;
+  EXPECT_FALSE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg1, mid, 8, lim).empty());
+  EXPECT_TRUE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg3, mid, 8, lim).empty());
+}
+
+TEST(SpgemmCandidates, NamesRoundTripAndUnknownNamesAreRejected) {
+  for (auto c : kkperm::all_spgemm_candidates()) {
+    EXPECT_EQ(kkperm::spgemm_candidate_from_string(kkperm::to_string(c)), c);
+  }
+  EXPECT_THROW(kkperm::spgemm_candidate_from_string("SPGEMM_DEFAULT"), std::invalid_argument);
+#ifndef KKPERM_ENABLE_CUDA
+  EXPECT_FALSE(kkperm::available(SpgemmCandidate::cusparse_alg1));
+  EXPECT_THROW(kkperm::make_spgemm_plan<Matrix>(SpgemmCandidate::cusparse_alg1),
+               std::invalid_argument);
+#endif
+}
+
+TEST(SpgemmCandidates, RealMatricesEveryCandidateMatchesReference) {
+  const auto mats = real_matrices(20000);
+  int checked = 0;
+  for (const auto& [file, h] : mats) {
+    if (h.num_rows != h.num_cols) continue;
+    const auto w = kkperm::spgemm::reference_row_work(h, h);
+    if (std::accumulate(w.begin(), w.end(), std::int64_t(0)) > 1000000) continue;
+    bool finite = true;
+    for (double v : h.values) finite = finite && std::isfinite(v) && std::abs(v) < 1e150;
+    if (!finite) continue;
+    check_all(h, h, file);
+    ++checked;
+  }
+  ::testing::Test::RecordProperty("real_matrices_checked", std::to_string(checked));
+  EXPECT_GT(checked, 10);
+}
