@@ -120,7 +120,7 @@ struct KroneckerOptions {
  * column within max(k^r, 8) of its own that is not already in the row (up to 32 tries,
  * otherwise it stays), so the result is not perfectly block structured; nnz is unchanged.
  * Values: fresh uniform [-1,1)\{0} (see file comment). Requires a structurally valid pattern
- * with nnz >= 1 and a result whose rows/cols fit in int.
+ * with nnz >= 1 and a result whose rows/cols fit in int and whose nnz is at most 2^33.
  */
 GenCsr kronecker(const GenCsr& pattern, std::int64_t target_nnz, std::uint64_t seed,
                  const KroneckerOptions& opts = KroneckerOptions{});

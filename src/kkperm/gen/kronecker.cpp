@@ -77,6 +77,7 @@ void jitter_row(std::vector<int>::iterator first, std::vector<int>::iterator las
 GenCsr kronecker(const GenCsr& pattern, std::int64_t target_nnz, std::uint64_t seed,
                  const KroneckerOptions& opts) {
   constexpr const char* who = "kkperm::gen::kronecker";
+  constexpr std::int64_t max_nnz = std::int64_t(1) << 33;
   detail::require_valid(who, pattern);
   KKPERM_REQUIRE(pattern.nnz() >= 1, who << ": the pattern has no entries");
   KKPERM_REQUIRE(target_nnz >= 1, who << ": target_nnz = " << target_nnz << " must be >= 1");
@@ -89,20 +90,25 @@ GenCsr kronecker(const GenCsr& pattern, std::int64_t target_nnz, std::uint64_t s
 
   // Compose the levels into one block K = K_1 ⊗ ... ⊗ K_r (associativity of ⊗), so the final
   // matrix is produced in a single row-wise pass: row a*kc + b = (P row a) x (K row b).
+  // Draw the (small) seed blocks and check the final shape before composing anything.
   const std::int64_t p_rows = pattern.num_rows, p_cols = pattern.num_cols;
-  BlockPattern K;
-  std::int64_t nnz = pattern.nnz();
+  std::vector<BlockPattern> levels;
+  std::int64_t nnz = pattern.nnz(), span = 1;
   for (std::uint64_t level = 0; nnz < target_nnz; ++level) {
-    const BlockPattern kl = seed_block(opts.block, opts.density, seed, level);
-    const std::int64_t grown_size = K.size * kl.size;
-    KKPERM_REQUIRE(std::max(p_rows, p_cols) * grown_size <= detail::max_ordinal,
+    levels.push_back(seed_block(opts.block, opts.density, seed, level));
+    span *= opts.block;
+    KKPERM_REQUIRE(std::max(p_rows, p_cols) * span <= detail::max_ordinal,
                    who << ": reaching target_nnz = " << target_nnz << " from nnz "
                        << pattern.nnz() << " needs " << level + 1 << " levels, giving "
-                       << p_rows * grown_size << " x " << p_cols * grown_size
+                       << p_rows * span << " x " << p_cols * span
                        << ", beyond the int ordinal range; use a larger block or pattern");
-    K = kron(K, kl);
-    nnz *= kl.nnz();
+    nnz *= levels.back().nnz();  // <= rows*cols of the result < 2^62: no overflow
+    KKPERM_REQUIRE(nnz <= max_nnz, who << ": reaching target_nnz = " << target_nnz
+                                       << " gives nnz " << nnz << ", above the generator limit "
+                                       << max_nnz << " (2^33, ~100 GB as CSR)");
   }
+  BlockPattern K;
+  for (const auto& kl : levels) K = kron(K, kl);
   const std::int64_t kc = K.size;
   const std::int64_t rows = p_rows * kc, cols = p_cols * kc;
   const std::int64_t window = std::max<std::int64_t>(kc, 8);

@@ -124,11 +124,24 @@ constexpr double ln2_hi = 6.93147180369123816490e-01;  // fdlibm split of ln 2
 constexpr double ln2_lo = 1.90821492927058770002e-10;
 constexpr double ln2 = 0.69314718055994530942;
 
-/// 2*atanh(s) = log((1+s)/(1-s)) by its odd series; accurate to ~1 ulp for |s| <= 1/3.
-inline double two_atanh_series(double s) {
+/// 1/(2k+1) for k = 0..20 and 1/i for i = 0..18 (entry 0 unused), rounded once at compile time.
+struct Reciprocals {
+  double odd[21];
+  double inv[19];
+  constexpr Reciprocals() : odd(), inv() {
+    for (int k = 0; k < 21; ++k) odd[k] = 1.0 / (2 * k + 1);
+    inv[0] = 0.0;
+    for (int i = 1; i < 19; ++i) inv[i] = 1.0 / i;
+  }
+};
+constexpr Reciprocals recip{};
+
+/// 2*atanh(s) = log((1+s)/(1-s)) by its odd series truncated after s^(2*terms+1): the tail is
+/// below 1e-17 relative for |s| <= 0.1716 with 11 terms and for |s| <= 1/3 with 18 terms.
+inline double two_atanh_series(double s, int terms) {
   const double s2 = s * s;
   double sum = 0.0;
-  for (int k = 41; k >= 3; k -= 2) sum = (sum + 1.0 / k) * s2;  // Horner from the tail
+  for (int k = terms; k >= 1; --k) sum = (sum + recip.odd[k]) * s2;  // Horner from the tail
   return 2.0 * s * (1.0 + sum);
 }
 }  // namespace detail
@@ -143,12 +156,12 @@ inline double det_log(double x) {
     --e;
   }
   const double s = (m - 1.0) / (m + 1.0);  // |s| <= 0.1716
-  return detail::two_atanh_series(s) + e * detail::ln2;
+  return detail::two_atanh_series(s, 11) + e * detail::ln2;
 }
 
 /// log(1 - p) for p in [0, 1), accurate also for tiny p.
 inline double det_log1m(double p) {
-  if (p < 0.5) return detail::two_atanh_series(-p / (2.0 - p));  // |s| <= 1/3
+  if (p < 0.5) return detail::two_atanh_series(-p / (2.0 - p), 18);  // |s| <= 1/3
   return det_log(1.0 - p);                                       // exact subtraction here
 }
 
@@ -159,7 +172,7 @@ inline double det_exp(double x) {
   const double k = std::floor(x / detail::ln2 + 0.5);
   const double r = (x - k * detail::ln2_hi) - k * detail::ln2_lo;  // |r| <= ~0.347
   double t = 1.0;
-  for (int i = 18; i >= 1; --i) t = 1.0 + t * r / i;  // Taylor, Horner form
+  for (int i = 18; i >= 1; --i) t = 1.0 + t * r * detail::recip.inv[i];  // Taylor, Horner
   return std::ldexp(t, static_cast<int>(k));
 }
 
