@@ -50,6 +50,7 @@ export KKPERM_TIMES_FILE="$OUT/deps_build_times.txt"
 } | tee "$OUT/deps_build_env.txt"
 
 WORK=$(mktemp -d /tmp/kkperm-deps-work.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
 t0=$SECONDS
 tar -xzf "$TARBALL" -C "$WORK"
 kkperm_record_time extract $((SECONDS - t0))
