@@ -1,0 +1,79 @@
+// Times feature sets 1 and 2 (separately and fused) and every permutation build, in
+// SpMV-equivalents (median time / median time of one KokkosSparse::spmv of the same matrix).
+// Permutation builds include the host parts (LPT greedy, RCM, exact greedy) and the copy of perm.
+#include <iostream>
+
+#include "common/cli.hpp"
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/timing.hpp"
+#include "kkperm/features/spmv_features.hpp"
+#include "kkperm/permute/build.hpp"
+#include <KokkosSparse_spmv.hpp>
+
+int main(int argc, char** argv) {
+  using Matrix = kkperm::Crs<double, int, kkperm::DefaultDevice, std::int64_t>;
+  kkperm::perf::ToolSpec spec{
+      "kkperm_features", "Times feature sets and permutation builds in SpMV-equivalents",
+      {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
+       {"--window", "W", "windowed greedy candidates per step", "32"},
+       {"--chunk", "C", "windowed greedy rows per chunk", "2048"}}};
+  try {
+    auto opt = kkperm::perf::parse_cli(argc, argv, spec);
+    if (opt.help) {
+      std::cout << kkperm::perf::usage(spec);
+      return 0;
+    }
+    kkperm::perf::KokkosSession kokkos(opt);
+    kkperm::perf::ResultWriter out(opt, spec);
+    kkperm::PermuteParams pp;
+    const std::string mode = opt.get("--hamming", "windowed");
+    pp.hamming = mode == "exact" ? kkperm::HammingMode::exact
+               : mode == "automatic" ? kkperm::HammingMode::automatic : kkperm::HammingMode::windowed;
+    pp.window = static_cast<int>(opt.get_double("--window", 32));
+    pp.chunk_rows = static_cast<int>(opt.get_double("--chunk", 2048));
+    for (std::size_t s = 0; s < opt.sources.size(); ++s) {
+      kkperm::perf::progress(s, opt.sources.size(), opt.sources[s].name);
+      const auto h = kkperm::perf::load_matrix(opt.sources[s]);
+      const auto A = kkperm::to_device<Matrix>(h);
+      Kokkos::View<double*, Matrix::memory_space> x("x", A.numCols()), y("y", A.numRows());
+      Kokkos::deep_copy(x, 1.0);
+      const auto spmv = kkperm::time_median([&] { KokkosSparse::spmv("N", 1.0, A, x, 0.0, y); },
+                                            opt.warmup, opt.repeat);
+      auto record = [&](const std::string& what, const kkperm::TimingStats& t) {
+        nlohmann::json r;
+        r["matrix"] = opt.sources[s].name;
+        r["n_rows"] = h.num_rows;
+        r["nnz"] = h.nnz();
+        r["what"] = what;
+        r["median_ms"] = t.median_ms;
+        r["spmv_median_ms"] = spmv.median_ms;
+        r["spmv_equivalents"] = t.median_ms / spmv.median_ms;
+        r["samples_ms"] = t.samples_ms;
+        r["clock"] = t.clock;
+        out.add(r);
+        out.flush();
+        std::cerr << "  " << what << ": " << t.median_ms << " ms = " << t.median_ms / spmv.median_ms
+                  << " SpMV-eq\n";
+      };
+      record("spmv", spmv);
+      const kkperm::FeatureParams fp;
+      record("features_set1_spmm", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kSpmmSet); },
+                                                       opt.warmup, opt.repeat));
+      record("features_set2_format", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kFormatSet); },
+                                                         opt.warmup, opt.repeat));
+      record("features_sets12_fused", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kAllSpmvSets); },
+                                                          opt.warmup, opt.repeat));
+      for (auto kind : kkperm::all_permutations()) {
+        if (kind == kkperm::Permutation::rcm && A.numRows() != A.numCols()) continue;
+        const int reps = kkperm::is_hamming(kind) || kind == kkperm::Permutation::rcm ? std::max(1, opt.repeat / 4) : opt.repeat;
+        record("permute_" + kkperm::to_string(kind),
+               kkperm::time_median([&] { kkperm::build_permutation(A, kind, pp); }, 1, reps));
+      }
+    }
+    out.flush();
+  } catch (const std::exception& e) {
+    std::cerr << "kkperm_features: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
