@@ -100,6 +100,19 @@ class CsrPlan final : public SpmvPlan<Matrix> {
       bmax_ = Kokkos::View<ordinal_type*, device_type>("kkperm::spmv::tiled::bmax", nb);
       spmv::csr_block_col_range<execution_space>(A.graph.row_map, A.graph.entries, A.numRows(),
                                                  ts_, bmin_, bmax_);
+      // Every team stages x over its whole column range: for scattered columns that is
+      // ~num_cols per team (quadratic), so the candidate is refused beyond the staging limit.
+      const std::int64_t staged = spmv::csr_tiled_staged_columns<execution_space>(bmin_, bmax_);
+      const double limit =
+          std::max(spmv::CsrWarpTiledConfig::max_stage_ratio * static_cast<double>(A.nnz()),
+                   static_cast<double>(spmv::CsrWarpTiledConfig::min_staged));
+      if (static_cast<double>(staged) > limit)
+        KKPERM_THROW(CandidateNotApplicable,
+                     "kkperm::spmv::csr_warp_tiled: teams would stage "
+                         << staged << " x entries for " << A.nnz() << " nonzeros, above the limit "
+                         << limit << " (max(" << spmv::CsrWarpTiledConfig::max_stage_ratio
+                         << " * nnz, " << spmv::CsrWarpTiledConfig::min_staged
+                         << ")): columns too scattered for tiling");
     } else if (c == SpmvCandidate::csr_merge_path) {
       const std::int64_t total = static_cast<std::int64_t>(A.numRows()) + A.nnz();
       const std::int64_t ipt = spmv::CsrMergePathConfig::items_per_thread;

@@ -255,6 +255,21 @@ void csr_block_col_range(const RowMap& row_map, const Entries& entries, std::int
       });
 }
 
+/// Sum over teams of the staged tile span (whole tiles covering [bmin, bmax]) for warp_tiled.
+template <class Exec, class ColRange>
+std::int64_t csr_tiled_staged_columns(const ColRange& bmin, const ColRange& bmax) {
+  const std::int64_t nb = static_cast<std::int64_t>(bmin.extent(0));
+  const std::int64_t T = CsrWarpTiledConfig::tile_cols;
+  std::int64_t total = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::spmv::csr_warp_tiled::staged", Kokkos::RangePolicy<Exec>(0, nb),
+      KOKKOS_LAMBDA(const std::int64_t b, std::int64_t& acc) {
+        if (bmax(b) >= bmin(b)) acc += (bmax(b) / T - bmin(b) / T + 1) * T;
+      },
+      total);
+  return total;
+}
+
 /// Largest r in [0, n) with row_map(r) <= k (k < nnz): the row holding nonzero k.
 template <class RowMap, class O, class F>
 KOKKOS_INLINE_FUNCTION O row_of_nonzero(const RowMap& row_map, O n, F k) {

@@ -44,6 +44,11 @@ struct CsrWarpDynamicConfig {
 struct CsrWarpTiledConfig {
   static constexpr int threads_per_team = 256;
   static constexpr int tile_cols = 1024;
+  /// Refused when the x entries staged over all teams (sum of per-team column ranges, rounded
+  /// to tiles) exceed max(max_stage_ratio * nnz, min_staged): beyond that staging x costs more
+  /// than reading A.
+  static constexpr double max_stage_ratio = 2.0;
+  static constexpr std::int64_t min_staged = 1 << 16;
 };
 
 /// Equal-nnz chunks per thread; rows cut by a chunk border are added atomically.
