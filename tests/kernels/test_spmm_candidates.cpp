@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
+#include <iostream>
 #include <numeric>
 #include <random>
 
@@ -153,9 +154,19 @@ TYPED_TEST(SpmmCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
   const std::uint64_t seed = kkperm::test::fresh_seed();
   this->RecordProperty("seed", std::to_string(seed));
   std::uint64_t s = seed;
+  int used = 0;
+  std::string skipped;
   for (const auto& f : files) {
     SCOPED_TRACE(f);
-    const auto A = kkperm::io::read_matrix_market(kkperm::test::matrices_dir() + "/real/" + f);
+    ts::HostD A;
+    try {
+      A = kkperm::io::read_matrix_market(kkperm::test::matrices_dir() + "/real/" + f);
+    } catch (const kkperm::io::ParseError& e) {
+      // Complex-valued files are outside kkperm's real f32/f64 scope; the reader names why.
+      skipped += f + " (" + e.what() + ")\n";
+      continue;
+    }
+    ++used;
     // Two widths per matrix keep the Serial run short while covering a partial strip (K = 3 <
     // strip of 4) and several strips plus a remainder (K = 33 = 4 x 8 + 1).
     for (auto c : kkperm::spmm_candidates()) {
@@ -163,6 +174,10 @@ TYPED_TEST(SpmmCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
       check_candidate<T>(c, A, 33, -1.5, 0.5, s += 7);
     }
   }
+  this->RecordProperty("matrices_used", used);
+  std::cerr << "[spmm candidates] " << used << " real/pattern matrices checked, skipped:\n"
+            << skipped;
+  EXPECT_GT(used, static_cast<int>(files.size()) / 2) << "reader rejected most files:\n" << skipped;
 }
 
 TYPED_TEST(SpmmCandidates, PermutedPlansMatchReferenceInCallerOrderAndPermutedSpace) {
