@@ -92,10 +92,11 @@ else
   kkperm_log "download: trilinos $TRILINOS_VERSION source from $DEBIAN_MIRROR (bookworm) via apt-get source"
   APT_TMP=$(mktemp -d)
   trap 'rm -rf "$APT_TMP"' EXIT
-  mkdir -p "$APT_TMP/lists/partial" "$APT_TMP/archives/partial"
+  mkdir -p "$APT_TMP/lists/partial" "$APT_TMP/archives/partial" "$APT_TMP/cache"
   echo "deb-src $DEBIAN_MIRROR bookworm main" >"$APT_TMP/sources.list"
   APT_OPTS=(-o "Dir::Etc::SourceList=$APT_TMP/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-            -o "Dir::State::Lists=$APT_TMP/lists" -o "Dir::Cache::Archives=$APT_TMP/archives"
+            -o "Dir::State::Lists=$APT_TMP/lists" -o "Dir::Cache=$APT_TMP/cache"
+            -o "Dir::Cache::Archives=$APT_TMP/archives"
             -o "APT::Sandbox::User=root" -o "Debug::NoLocking=1")
   apt-get "${APT_OPTS[@]}" -q update
   (cd "$DL_DIR" && apt-get "${APT_OPTS[@]}" -q source --download-only "trilinos=$TRILINOS_VERSION")
