@@ -28,7 +28,8 @@ const char* usage_text =
     "                 default from FILE's suffix (.mtx.gz, .mtx, .kkcsr, .bin)\n";
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string format_from_path(const std::string& path) {
@@ -71,7 +72,8 @@ int main(int argc, char** argv) {
         throw std::invalid_argument("kkperm_gen: unknown argument '" + a + "'\n" + usage_text);
       }
     }
-    if (spec.empty()) throw std::invalid_argument(std::string("kkperm_gen: --gen is required\n") + usage_text);
+    if (spec.empty())
+      throw std::invalid_argument(std::string("kkperm_gen: --gen is required\n") + usage_text);
     if (!out.empty()) {
       if (format.empty()) format = format_from_path(out);
       if (format != "mtx" && format != "mtx.gz" && format != "bin")
@@ -79,10 +81,12 @@ int main(int argc, char** argv) {
                                     "' is not one of mtx, mtx.gz, bin");
       // write_matrix_market compresses exactly when the name ends in .gz: keep them consistent.
       if (format == "mtx.gz" && !ends_with(out, ".gz"))
-        throw std::invalid_argument("kkperm_gen: --format mtx.gz needs an output name ending in .gz");
+        throw std::invalid_argument(
+            "kkperm_gen: --format mtx.gz needs an output name ending in .gz");
       if (format == "mtx" && ends_with(out, ".gz"))
-        throw std::invalid_argument("kkperm_gen: --format mtx with a .gz name would compress; "
-                                    "use --format mtx.gz");
+        throw std::invalid_argument(
+            "kkperm_gen: --format mtx with a .gz name would compress; "
+            "use --format mtx.gz");
     } else if (!format.empty()) {
       throw std::invalid_argument("kkperm_gen: --format given without --out");
     }
@@ -104,8 +108,10 @@ int main(int argc, char** argv) {
     double t_write = 0.0;
     if (!out.empty()) {
       const auto t1 = std::chrono::steady_clock::now();
-      if (format == "bin") kkperm::io::write_binary_csr(out, A);
-      else kkperm::io::write_matrix_market(out, A);
+      if (format == "bin")
+        kkperm::io::write_binary_csr(out, A);
+      else
+        kkperm::io::write_matrix_market(out, A);
       t_write = seconds_since(t1);
     }
 
@@ -116,8 +122,10 @@ int main(int argc, char** argv) {
                 static_cast<long long>(min_row), mean_row, static_cast<long long>(max_row),
                 static_cast<long long>(empty));
     std::printf("gen_s       %.3f\n", t_gen);
-    if (!out.empty()) std::printf("write_s     %.3f  (%s, %s)\n", t_write, out.c_str(), format.c_str());
-    else std::printf("write_s     -  (no --out)\n");
+    if (!out.empty())
+      std::printf("write_s     %.3f  (%s, %s)\n", t_write, out.c_str(), format.c_str());
+    else
+      std::printf("write_s     -  (no --out)\n");
     return 0;
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";

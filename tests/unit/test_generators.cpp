@@ -13,11 +13,11 @@
 #include <tuple>
 #include <vector>
 
+#include "common/test_utils.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/gen/generators.hpp"
 #include "kkperm/gen/random.hpp"
 #include "kkperm/io/matrix_market.hpp"
-#include "common/test_utils.hpp"
 
 namespace {
 
@@ -81,7 +81,8 @@ bool is_symmetric(const GenCsr& h) {
 /// Every seeded family at a small size, as a function of the seed.
 std::vector<std::pair<std::string, std::function<GenCsr(std::uint64_t)>>> seeded_families() {
   return {
-      {"random_uniform", [](std::uint64_t s) { return kkperm::gen::random_uniform(300, 200, 7, s); }},
+      {"random_uniform",
+       [](std::uint64_t s) { return kkperm::gen::random_uniform(300, 200, 7, s); }},
       {"random_uniform_range",
        [](std::uint64_t s) { return kkperm::gen::random_uniform(300, 500, 0, 40, s); }},
       {"random_uniform_dense",
@@ -159,7 +160,8 @@ TEST(GenStencils, Laplace3d7And27HandCheckedCenterRowOn3x3x3) {
 TEST(GenStencils, NnzFormulasSymmetryAndZeroInteriorRowSums) {
   for (const auto& [nx, ny, nz] : std::vector<std::tuple<int, int, int>>{
            {1, 1, 1}, {1, 7, 1}, {5, 1, 2}, {4, 6, 3}, {7, 5, 4}, {2, 2, 9}}) {
-    const std::string tag = std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
+    const std::string tag =
+        std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz);
     const std::int64_t x = nx, y = ny, z = nz;
     const auto L5 = kkperm::gen::laplace2d_5pt(nx, ny);
     const auto L9 = kkperm::gen::laplace2d_9pt(nx, ny);
@@ -179,8 +181,10 @@ TEST(GenStencils, NnzFormulasSymmetryAndZeroInteriorRowSums) {
       for (int i = 0; i < A->num_rows; ++i) {
         double sum = 0.0;
         for (const double v : row_vals(*A, i)) sum += v;
-        if (row_len(*A, i) == full) EXPECT_EQ(sum, 0.0) << tag << " row " << i;
-        else EXPECT_GT(sum, 0.0) << tag << " row " << i;
+        if (row_len(*A, i) == full)
+          EXPECT_EQ(sum, 0.0) << tag << " row " << i;
+        else
+          EXPECT_GT(sum, 0.0) << tag << " row " << i;
       }
     }
   }
@@ -221,8 +225,7 @@ TEST(GenFamilies, SameSeedIsIdenticalDifferentSeedDiffers) {
     // full bands and arrows have a fixed structure by definition).
     // Plain kronecker is excluded too: its structure is seeded only through the few possible
     // 2x2 seed blocks, which coincide for two seeds with probability ~4^-levels.
-    if (name != "block_diagonal" && name != "banded_full" && name != "arrow" &&
-        name != "kronecker")
+    if (name != "block_diagonal" && name != "banded_full" && name != "arrow" && name != "kronecker")
       EXPECT_NE(a.entries, c.entries) << name;
   }
 }
@@ -344,8 +347,8 @@ TEST(GenStructured, BandedExactFullBandAndPartialFill) {
 TEST(GenStructured, BlockDiagonalRowsCoverTheirBlock) {
   const std::uint64_t seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  for (const auto& B : {kkperm::gen::block_diagonal(7, 5, seed),
-                        kkperm::gen::block_diagonal(40, 2, 9, seed)}) {
+  for (const auto& B :
+       {kkperm::gen::block_diagonal(7, 5, seed), kkperm::gen::block_diagonal(40, 2, 9, seed)}) {
     std::int64_t nnz = 0;
     int i = 0;
     while (i < B.num_rows) {
@@ -567,22 +570,24 @@ TEST(GenSpec, SpecsBuildTheSameMatrixAsDirectCalls) {
   EXPECT_TRUE(identical(from_spec("laplace2d9:nx=4,ny=9"), laplace2d_9pt(4, 9)));
   EXPECT_TRUE(identical(from_spec("laplace3d7:nx=3,ny=4,nz=5"), laplace3d_7pt(3, 4, 5)));
   EXPECT_TRUE(identical(from_spec("laplace3d27:nx=4"), laplace3d_27pt(4, 4, 4)));
-  EXPECT_TRUE(identical(from_spec("uniform:rows=50,cols=70,nnz=6,seed=4"),
-                        random_uniform(50, 70, 6, 4)));
+  EXPECT_TRUE(
+      identical(from_spec("uniform:rows=50,cols=70,nnz=6,seed=4"), random_uniform(50, 70, 6, 4)));
   EXPECT_TRUE(identical(from_spec("uniform:rows=50,nnz_min=1,nnz_max=9,seed=4"),
                         random_uniform(50, 50, 1, 9, 4)));
-  EXPECT_TRUE(identical(from_spec("powerlaw:n=3000,deg=6,gamma=2.4,seed=7"),
-                        power_law(3000, 6, 2.4, 7)));
-  EXPECT_TRUE(identical(from_spec("powerlaw:n=3000,shuffle=0"), power_law(3000, 16, 2.1, 1, false)));
-  EXPECT_TRUE(identical(from_spec("banded:n=100,lower=3,fill=0.5,seed=2"),
-                        banded(100, 3, 3, 0.5, 2)));
+  EXPECT_TRUE(
+      identical(from_spec("powerlaw:n=3000,deg=6,gamma=2.4,seed=7"), power_law(3000, 6, 2.4, 7)));
+  EXPECT_TRUE(
+      identical(from_spec("powerlaw:n=3000,shuffle=0"), power_law(3000, 16, 2.1, 1, false)));
+  EXPECT_TRUE(
+      identical(from_spec("banded:n=100,lower=3,fill=0.5,seed=2"), banded(100, 3, 3, 0.5, 2)));
   EXPECT_TRUE(identical(from_spec("block:blocks=9,size=4"), block_diagonal(9, 4, 1)));
   EXPECT_TRUE(identical(from_spec("block:blocks=9,size_min=2,size_max=6,seed=5"),
                         block_diagonal(9, 2, 6, 5)));
   EXPECT_TRUE(identical(from_spec("arrow:n=40,dense_rows=2,dense_cols=3"), arrow(40, 2, 3, 1)));
   EXPECT_TRUE(identical(from_spec("hypersparse:n=1000,frac=0.05,nnz=3,seed=8"),
                         hypersparse(1000, 0.05, 3, 8)));
-  EXPECT_TRUE(identical(from_spec(" uniform : rows = 2e2 , nnz=3 "), random_uniform(200, 200, 3, 1)));
+  EXPECT_TRUE(
+      identical(from_spec(" uniform : rows = 2e2 , nnz=3 "), random_uniform(200, 200, 3, 1)));
 }
 
 TEST(GenSpec, KronSpecReadsAFile) {
@@ -593,10 +598,12 @@ TEST(GenSpec, KronSpecReadsAFile) {
   o.block = 3;
   o.jitter = 0.1;
   const auto direct = kkperm::gen::kronecker(P, 5000, 3, o);
-  const auto spec = kkperm::gen::from_spec("kron:file=" + path + ",nnz=5000,seed=3,block=3,jitter=0.1");
+  const auto spec =
+      kkperm::gen::from_spec("kron:file=" + path + ",nnz=5000,seed=3,block=3,jitter=0.1");
   EXPECT_TRUE(identical(direct, spec));
   std::remove(path.c_str());
-  EXPECT_THROW(kkperm::gen::from_spec("kron:file=/nonexistent/x.mtx,nnz=10"), std::invalid_argument);
+  EXPECT_THROW(kkperm::gen::from_spec("kron:file=/nonexistent/x.mtx,nnz=10"),
+               std::invalid_argument);
 }
 
 TEST(GenSpec, NormalizedSpecRoundTrips) {
@@ -606,7 +613,8 @@ TEST(GenSpec, NormalizedSpecRoundTrips) {
         "arrow:n=12,dense_rows=2", "hypersparse:n=300,frac=0.1"}) {
     const std::string norm = kkperm::gen::normalize_spec(s);
     EXPECT_EQ(kkperm::gen::normalize_spec(norm), norm) << s;
-    EXPECT_TRUE(identical(kkperm::gen::from_spec(norm), kkperm::gen::from_spec(s))) << s << " -> " << norm;
+    EXPECT_TRUE(identical(kkperm::gen::from_spec(norm), kkperm::gen::from_spec(s)))
+        << s << " -> " << norm;
   }
   EXPECT_EQ(kkperm::gen::normalize_spec("laplace2d:nx=6"), "laplace2d5:nx=6,ny=6");
   EXPECT_EQ(kkperm::gen::normalize_spec("band:n=30,upper=4"),
@@ -650,7 +658,8 @@ TEST(GenSpec, HelpListsEveryFamilyAndKey) {
   for (const char* name : {"laplace2d5", "laplace2d9", "laplace3d7", "laplace3d27", "uniform",
                            "powerlaw", "banded", "block", "arrow", "hypersparse", "kron"})
     EXPECT_NE(help.find(std::string("  ") + name), std::string::npos) << name;
-  for (const char* key : {"nx (", "gamma (", "fill (", "frac (", "jitter (", "size_min (", "seed ("})
+  for (const char* key :
+       {"nx (", "gamma (", "fill (", "frac (", "jitter (", "size_min (", "seed ("})
     EXPECT_NE(help.find(key), std::string::npos) << key;
   EXPECT_NE(help.find("required"), std::string::npos);
 }
@@ -670,7 +679,8 @@ TEST(GenRandom, DeterministicMathMatchesLibmToRoundoff) {
     const double y = 40.0 * rng.uniform01() - 20.0;
     EXPECT_NEAR(kkperm::gen::det_exp(y), std::exp(y), ulp4 * std::exp(y));
     const double p = rng.uniform01();
-    EXPECT_NEAR(kkperm::gen::det_log1m(p), std::log1p(-p), ulp4 * std::fabs(std::log1p(-p)) + 1e-300);
+    EXPECT_NEAR(kkperm::gen::det_log1m(p), std::log1p(-p),
+                ulp4 * std::fabs(std::log1p(-p)) + 1e-300);
   }
   EXPECT_NEAR(kkperm::gen::det_log1m(1e-12), -1e-12 - 5e-25, 1e-27);  // -p - p^2/2
   EXPECT_EQ(kkperm::gen::det_log(1.0), 0.0);

@@ -87,8 +87,7 @@ GenCsr block_diagonal(std::int64_t n_blocks, std::int64_t min_size, std::int64_t
 
 /// n x n arrow: rows 0..dense_rows-1 are full, columns 0..dense_cols-1 are full, plus the full
 /// diagonal (0 <= dense_rows, dense_cols <= n).
-GenCsr arrow(std::int64_t n, std::int64_t dense_rows, std::int64_t dense_cols,
-             std::uint64_t seed);
+GenCsr arrow(std::int64_t n, std::int64_t dense_rows, std::int64_t dense_cols, std::uint64_t seed);
 
 /// n x n hypersparse: exactly round(nonempty_fraction * n) rows, chosen uniformly at random,
 /// hold min(nnz_per_row, n) distinct uniform random columns each; every other row is empty.
@@ -98,9 +97,9 @@ GenCsr hypersparse(std::int64_t n, double nonempty_fraction, std::int64_t nnz_pe
 // ---- Kronecker expansion of a pattern -------------------------------------------------------
 
 struct KroneckerOptions {
-  int block = 2;          ///< seed block size k, 2 <= k <= 16
-  double density = 0.5;   ///< probability of each off-diagonal seed-block entry, in [0, 1]
-  double jitter = 0.0;    ///< probability that an entry moves to a nearby column, in [0, 1]
+  int block = 2;         ///< seed block size k, 2 <= k <= 16
+  double density = 0.5;  ///< probability of each off-diagonal seed-block entry, in [0, 1]
+  double jitter = 0.0;   ///< probability that an entry moves to a nearby column, in [0, 1]
 };
 
 /**

@@ -62,7 +62,8 @@ void jitter_row(std::vector<int>::iterator first, std::vector<int>::iterator las
     if (!rng.bernoulli(jitter)) continue;
     for (int attempt = 0; attempt < 32; ++attempt) {
       const std::int64_t cand =
-          *it - window + static_cast<std::int64_t>(rng.bounded(static_cast<std::uint64_t>(2 * window + 1)));
+          *it - window +
+          static_cast<std::int64_t>(rng.bounded(static_cast<std::uint64_t>(2 * window + 1)));
       if (cand < 0 || cand >= n_cols || held(cand)) continue;
       moved.push_back(static_cast<int>(cand));
       *it = static_cast<int>(cand);
@@ -98,14 +99,14 @@ GenCsr kronecker(const GenCsr& pattern, std::int64_t target_nnz, std::uint64_t s
     levels.push_back(seed_block(opts.block, opts.density, seed, level));
     span *= opts.block;
     KKPERM_REQUIRE(std::max(p_rows, p_cols) * span <= detail::max_ordinal,
-                   who << ": reaching target_nnz = " << target_nnz << " from nnz "
-                       << pattern.nnz() << " needs " << level + 1 << " levels, giving "
-                       << p_rows * span << " x " << p_cols * span
+                   who << ": reaching target_nnz = " << target_nnz << " from nnz " << pattern.nnz()
+                       << " needs " << level + 1 << " levels, giving " << p_rows * span << " x "
+                       << p_cols * span
                        << ", beyond the int ordinal range; use a larger block or pattern");
     nnz *= levels.back().nnz();  // <= rows*cols of the result < 2^62: no overflow
-    KKPERM_REQUIRE(nnz <= max_nnz, who << ": reaching target_nnz = " << target_nnz
-                                       << " gives nnz " << nnz << ", above the generator limit "
-                                       << max_nnz << " (2^33, ~100 GB as CSR)");
+    KKPERM_REQUIRE(nnz <= max_nnz, who << ": reaching target_nnz = " << target_nnz << " gives nnz "
+                                       << nnz << ", above the generator limit " << max_nnz
+                                       << " (2^33, ~100 GB as CSR)");
   }
   BlockPattern K;
   for (const auto& kl : levels) K = kron(K, kl);

@@ -162,7 +162,7 @@ inline double det_log(double x) {
 /// log(1 - p) for p in [0, 1), accurate also for tiny p.
 inline double det_log1m(double p) {
   if (p < 0.5) return detail::two_atanh_series(-p / (2.0 - p), 18);  // |s| <= 1/3
-  return det_log(1.0 - p);                                       // exact subtraction here
+  return det_log(1.0 - p);                                           // exact subtraction here
 }
 
 /// exp(x), deterministic; underflows to 0 below -745, overflows to +inf above 709.

@@ -18,11 +18,10 @@ GenCsr random_uniform(std::int64_t n_rows, std::int64_t n_cols, std::int64_t min
   constexpr const char* who = "kkperm::gen::random_uniform";
   detail::require_dim(who, "n_rows", n_rows);
   detail::require_dim(who, "n_cols", n_cols);
-  KKPERM_REQUIRE(0 <= min_nnz_per_row && min_nnz_per_row <= max_nnz_per_row &&
-                     max_nnz_per_row <= n_cols,
-                 who << ": need 0 <= min_nnz_per_row (" << min_nnz_per_row
-                     << ") <= max_nnz_per_row (" << max_nnz_per_row << ") <= n_cols (" << n_cols
-                     << ")");
+  KKPERM_REQUIRE(
+      0 <= min_nnz_per_row && min_nnz_per_row <= max_nnz_per_row && max_nnz_per_row <= n_cols,
+      who << ": need 0 <= min_nnz_per_row (" << min_nnz_per_row << ") <= max_nnz_per_row ("
+          << max_nnz_per_row << ") <= n_cols (" << n_cols << ")");
   const std::int64_t hint = n_rows * ((min_nnz_per_row + max_nnz_per_row) / 2 + 1);
   GenCsr h = detail::make_csr(n_rows, n_cols, hint);
   std::vector<int> scratch;
@@ -92,8 +91,10 @@ GenCsr power_law(std::int64_t n, double avg_deg, double gamma, std::uint64_t see
   }
   for (int it = 0; it < 200 && (hi - lo) > 1e-12 * hi; ++it) {
     const double mid = 0.5 * (lo + hi);
-    if (expected_nnz(w, pre, mid) < target) lo = mid;
-    else hi = mid;
+    if (expected_nnz(w, pre, mid) < target)
+      lo = mid;
+    else
+      hi = mid;
     if (hi - lo <= 1e-9 * hi) break;  // 1e-9 relative in c is far below sampling noise
   }
   const double c = 0.5 * (lo + hi);
@@ -159,15 +160,16 @@ GenCsr hypersparse(std::int64_t n, double nonempty_fraction, std::int64_t nnz_pe
                  who << ": nonempty_fraction = " << nonempty_fraction << " must be in [0, 1]");
   KKPERM_REQUIRE(nnz_per_row >= 1, who << ": nnz_per_row = " << nnz_per_row << " must be >= 1");
   const std::int64_t k = std::min(nnz_per_row, n);
-  const auto n_nonempty = static_cast<std::int64_t>(
-      std::floor(nonempty_fraction * static_cast<double>(n) + 0.5));
+  const auto n_nonempty =
+      static_cast<std::int64_t>(std::floor(nonempty_fraction * static_cast<double>(n) + 0.5));
   GenCsr h = detail::make_csr(n, n, n_nonempty * k);
   // Which rows are non-empty: selection sampling, exactly n_nonempty of n, in order.
   Rng pick(seed, stream::global, 0);
   std::int64_t need = n_nonempty;
   std::vector<int> scratch;
   for (std::int64_t i = 0; i < n; ++i) {
-    if (need > 0 && static_cast<std::int64_t>(pick.bounded(static_cast<std::uint64_t>(n - i))) < need) {
+    if (need > 0 &&
+        static_cast<std::int64_t>(pick.bounded(static_cast<std::uint64_t>(n - i))) < need) {
       --need;
       Rng rng(seed, stream::structure, static_cast<std::uint64_t>(i));
       detail::sample_distinct_sorted(rng, k, n, h.entries, scratch);

@@ -22,10 +22,14 @@ enum class Kind { integer, real, boolean, text };
 
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::integer: return "integer";
-    case Kind::real: return "number";
-    case Kind::boolean: return "0|1|true|false";
-    case Kind::text: return "text";
+    case Kind::integer:
+      return "integer";
+    case Kind::real:
+      return "number";
+    case Kind::boolean:
+      return "0|1|true|false";
+    case Kind::text:
+      return "text";
   }
   return "?";
 }
@@ -68,9 +72,9 @@ class Args {
     errno = 0;
     char* end = nullptr;
     const double x = std::strtod(v.c_str(), &end);
-    KKPERM_REQUIRE(!v.empty() && end == v.c_str() + v.size() && errno == 0 && std::isfinite(x),
-                   who << ": bad value '" << v << "' for key '" << k << "' (expected " << expected
-                       << ")");
+    KKPERM_REQUIRE(
+        !v.empty() && end == v.c_str() + v.size() && errno == 0 && std::isfinite(x),
+        who << ": bad value '" << v << "' for key '" << k << "' (expected " << expected << ")");
     return x;
   }
   static bool parse_bool(const std::string& k, const std::string& v) {
@@ -194,7 +198,8 @@ const std::vector<Family>& families() {
        {"kronecker"},
        "pattern of a Matrix Market file expanded as P (x) K_1 (x) ... until nnz >= target",
        {{"file", Kind::text, "", "pattern source (.mtx or .mtx.gz)"},
-        {"nnz", Kind::integer, "10000000", "target nnz (result has nnz in [target, target*block^2))"},
+        {"nnz", Kind::integer, "10000000",
+         "target nnz (result has nnz in [target, target*block^2))"},
         {"block", Kind::integer, "2", "seed block size k, [2, 16]"},
         {"density", Kind::real, "0.5", "off-diagonal density of each seed block, [0, 1]"},
         {"jitter", Kind::real, "0", "probability an entry moves to a nearby column, [0, 1]"},
@@ -240,8 +245,8 @@ Parsed parse(const std::string& spec) {
     for (const auto& al : f.aliases)
       if (al == fam) out.family = &f;
   }
-  KKPERM_REQUIRE(out.family != nullptr, who << ": unknown family '" << fam << "' in spec '"
-                                            << spec << "' (known: " << family_list() << ")");
+  KKPERM_REQUIRE(out.family != nullptr, who << ": unknown family '" << fam << "' in spec '" << spec
+                                            << "' (known: " << family_list() << ")");
   const Family& f = *out.family;
   std::map<std::string, std::string> given;
   if (colon != std::string::npos) {
@@ -262,26 +267,36 @@ Parsed parse(const std::string& spec) {
         KKPERM_THROW(std::invalid_argument, who << ": unknown key '" << key << "' for family '"
                                                 << f.name << "' (keys: " << keys << ")");
       }
-      KKPERM_REQUIRE(!given.count(key), who << ": key '" << key << "' given twice in '" << spec
-                                            << "'");
+      KKPERM_REQUIRE(!given.count(key),
+                     who << ": key '" << key << "' given twice in '" << spec << "'");
       KKPERM_REQUIRE(!value.empty(), who << ": key '" << key << "' has an empty value");
       given[key] = value;
     }
   }
   for (const auto& k : f.keys) {
     std::string v;
-    if (given.count(k.name)) v = given[k.name];
-    else if (!k.default_value.empty()) v = k.default_value;
-    else if (!k.fallback.empty()) continue;  // resolved below, once its source is known
+    if (given.count(k.name))
+      v = given[k.name];
+    else if (!k.default_value.empty())
+      v = k.default_value;
+    else if (!k.fallback.empty())
+      continue;  // resolved below, once its source is known
     else
-      KKPERM_THROW(std::invalid_argument, who << ": family '" << f.name << "' needs key '"
-                                              << k.name << "' (" << k.help << ")");
+      KKPERM_THROW(std::invalid_argument, who << ": family '" << f.name << "' needs key '" << k.name
+                                              << "' (" << k.help << ")");
     // Validate the type now, so errors name the key even if the generator never reads it.
     switch (k.kind) {
-      case Kind::integer: Args::parse_int(k.name, v); break;
-      case Kind::real: Args::parse_real(k.name, v); break;
-      case Kind::boolean: Args::parse_bool(k.name, v); break;
-      case Kind::text: break;
+      case Kind::integer:
+        Args::parse_int(k.name, v);
+        break;
+      case Kind::real:
+        Args::parse_real(k.name, v);
+        break;
+      case Kind::boolean:
+        Args::parse_bool(k.name, v);
+        break;
+      case Kind::text:
+        break;
     }
     out.args.raw[k.name] = v;
   }
@@ -325,9 +340,12 @@ std::string spec_help() {
     os << "  -- " << f.description << "\n";
     for (const auto& k : f.keys) {
       os << "      " << k.name << " (" << kind_name(k.kind) << ", ";
-      if (!k.default_value.empty()) os << "default " << k.default_value;
-      else if (!k.fallback.empty()) os << "default = " << k.fallback;
-      else os << "required";
+      if (!k.default_value.empty())
+        os << "default " << k.default_value;
+      else if (!k.fallback.empty())
+        os << "default = " << k.fallback;
+      else
+        os << "required";
       os << "): " << k.help << "\n";
     }
   }

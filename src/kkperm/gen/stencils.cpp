@@ -53,21 +53,23 @@ GenCsr stencil(const char* who, std::int64_t nx, std::int64_t ny, std::int64_t n
         }
         detail::close_row(h);
       }
-  KKPERM_ASSERT(h.nnz() == expected_nnz, who << " produced " << h.nnz() << " entries, formula "
-                                             << expected_nnz);
+  KKPERM_ASSERT(h.nnz() == expected_nnz,
+                who << " produced " << h.nnz() << " entries, formula " << expected_nnz);
   return h;
 }
 
 }  // namespace
 
 GenCsr laplace2d_5pt(std::int64_t nx, std::int64_t ny) {
-  return stencil("kkperm::gen::laplace2d_5pt", nx, ny, 1, 2, false,
-                 [](std::int64_t x, std::int64_t y, std::int64_t) { return 5 * x * y - 2 * x - 2 * y; });
+  return stencil(
+      "kkperm::gen::laplace2d_5pt", nx, ny, 1, 2, false,
+      [](std::int64_t x, std::int64_t y, std::int64_t) { return 5 * x * y - 2 * x - 2 * y; });
 }
 
 GenCsr laplace2d_9pt(std::int64_t nx, std::int64_t ny) {
-  return stencil("kkperm::gen::laplace2d_9pt", nx, ny, 1, 2, true,
-                 [](std::int64_t x, std::int64_t y, std::int64_t) { return (3 * x - 2) * (3 * y - 2); });
+  return stencil(
+      "kkperm::gen::laplace2d_9pt", nx, ny, 1, 2, true,
+      [](std::int64_t x, std::int64_t y, std::int64_t) { return (3 * x - 2) * (3 * y - 2); });
 }
 
 GenCsr laplace3d_7pt(std::int64_t nx, std::int64_t ny, std::int64_t nz) {

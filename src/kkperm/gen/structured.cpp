@@ -11,9 +11,8 @@ GenCsr banded(std::int64_t n, std::int64_t lower, std::int64_t upper, double fil
               std::uint64_t seed) {
   constexpr const char* who = "kkperm::gen::banded";
   detail::require_dim(who, "n", n);
-  KKPERM_REQUIRE(lower >= 0 && upper >= 0,
-                 who << ": bandwidths lower = " << lower << ", upper = " << upper
-                     << " must be >= 0");
+  KKPERM_REQUIRE(lower >= 0 && upper >= 0, who << ": bandwidths lower = " << lower
+                                               << ", upper = " << upper << " must be >= 0");
   KKPERM_REQUIRE(fill > 0.0 && fill <= 1.0, who << ": fill = " << fill << " must be in (0, 1]");
   const std::int64_t lo_bw = std::min(lower, n > 0 ? n - 1 : 0);
   const std::int64_t up_bw = std::min(upper, n > 0 ? n - 1 : 0);
@@ -38,9 +37,8 @@ GenCsr block_diagonal_from_sizes(const char* who, const std::vector<std::int64_t
   std::int64_t n = 0, nnz = 0;
   for (const std::int64_t s : sizes) {
     n += s;
-    KKPERM_REQUIRE(n <= detail::max_ordinal,
-                   who << ": total size exceeds the int ordinal range (" << detail::max_ordinal
-                       << ")");
+    KKPERM_REQUIRE(n <= detail::max_ordinal, who << ": total size exceeds the int ordinal range ("
+                                                 << detail::max_ordinal << ")");
     nnz += s * s;
   }
   GenCsr h = detail::make_csr(n, n, nnz);
@@ -79,8 +77,7 @@ GenCsr block_diagonal(std::int64_t n_blocks, std::int64_t min_size, std::int64_t
   return block_diagonal_from_sizes(who, sizes, seed);
 }
 
-GenCsr arrow(std::int64_t n, std::int64_t dense_rows, std::int64_t dense_cols,
-             std::uint64_t seed) {
+GenCsr arrow(std::int64_t n, std::int64_t dense_rows, std::int64_t dense_cols, std::uint64_t seed) {
   constexpr const char* who = "kkperm::gen::arrow";
   detail::require_dim(who, "n", n);
   KKPERM_REQUIRE(0 <= dense_rows && dense_rows <= n && 0 <= dense_cols && dense_cols <= n,

@@ -41,7 +41,9 @@ inline GenCsr make_csr(std::int64_t rows, std::int64_t cols, std::int64_t nnz_hi
 }
 
 /// Closes the current row (entries pushed since the previous close).
-inline void close_row(GenCsr& h) { h.row_map.push_back(static_cast<std::int64_t>(h.entries.size())); }
+inline void close_row(GenCsr& h) {
+  h.row_map.push_back(static_cast<std::int64_t>(h.entries.size()));
+}
 
 /// Fills values with Rng::value() from one stream per row: deterministic and independent of
 /// how the structure was drawn.
@@ -89,10 +91,10 @@ inline void sample_distinct_sorted(Rng& rng, std::int64_t k, std::int64_t n, std
 inline void require_valid(const char* who, const GenCsr& p) {
   KKPERM_REQUIRE(p.num_rows >= 0 && p.num_cols >= 0,
                  who << ": negative dimensions " << p.num_rows << " x " << p.num_cols);
-  KKPERM_REQUIRE(p.row_map.size() == static_cast<std::size_t>(p.num_rows) + 1 &&
-                     p.row_map.front() == 0,
-                 who << ": row_map has " << p.row_map.size() << " entries (expected "
-                     << p.num_rows + 1 << ", starting at 0)");
+  KKPERM_REQUIRE(
+      p.row_map.size() == static_cast<std::size_t>(p.num_rows) + 1 && p.row_map.front() == 0,
+      who << ": row_map has " << p.row_map.size() << " entries (expected " << p.num_rows + 1
+          << ", starting at 0)");
   KKPERM_REQUIRE(p.entries.size() == static_cast<std::size_t>(p.row_map.back()),
                  who << ": entries has " << p.entries.size() << " elements but row_map ends at "
                      << p.row_map.back());
@@ -101,9 +103,8 @@ inline void require_valid(const char* who, const GenCsr& p) {
     KKPERM_REQUIRE(b <= e, who << ": row_map decreases at row " << i);
     for (std::int64_t k = b; k < e; ++k) {
       const int c = p.entries[k];
-      KKPERM_REQUIRE(c >= 0 && c < p.num_cols,
-                     who << ": row " << i << " has column " << c << " outside [0, " << p.num_cols
-                         << ")");
+      KKPERM_REQUIRE(c >= 0 && c < p.num_cols, who << ": row " << i << " has column " << c
+                                                   << " outside [0, " << p.num_cols << ")");
       KKPERM_REQUIRE(k == b || p.entries[k - 1] < c,
                      who << ": row " << i << " has unsorted or duplicate column " << c);
     }
