@@ -14,16 +14,8 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/version.hpp"
-// The I/O and generator layers land in parallel with this file; until both headers exist the
-// CLI still builds and load_matrix() reports which one is missing.
-#if __has_include("kkperm/gen/generators.hpp")
 #include "kkperm/gen/generators.hpp"
-#define KKPERM_PERF_HAVE_GEN 1
-#endif
-#if __has_include("kkperm/io/matrix_market.hpp")
 #include "kkperm/io/matrix_market.hpp"
-#define KKPERM_PERF_HAVE_IO 1
-#endif
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -140,9 +132,7 @@ std::string usage(const ToolSpec& spec) {
     }
   }
   os << "Arguments starting with --kokkos- are passed to Kokkos.\n";
-#ifdef KKPERM_PERF_HAVE_GEN
   os << "\nGenerator families (--gen):\n" << kkperm::gen::spec_help() << "\n";
-#endif
   return os.str();
 }
 
@@ -267,19 +257,9 @@ KokkosSession::~KokkosSession() {
 
 HostCsr<double, int, std::int64_t> load_matrix(const MatrixSource& src) {
   if (src.kind == MatrixSource::Kind::file) {
-#ifdef KKPERM_PERF_HAVE_IO
     return kkperm::io::read_matrix_market(src.spec);
-#else
-    KKPERM_THROW(std::runtime_error, "perf_test: --amtx needs kkperm/io/matrix_market.hpp, which "
-                                     "is not in this tree yet");
-#endif
   }
-#ifdef KKPERM_PERF_HAVE_GEN
   return kkperm::gen::from_spec(src.spec);
-#else
-  KKPERM_THROW(std::runtime_error,
-               "perf_test: --gen needs kkperm/gen/generators.hpp, which is not in this tree yet");
-#endif
 }
 
 void progress(std::size_t index, std::size_t count, const std::string& name,
