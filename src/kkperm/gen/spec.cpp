@@ -333,7 +333,8 @@ std::string normalize_spec(const std::string& spec) {
 
 std::string spec_help() {
   std::ostringstream os;
-  os << "Generator spec: FAMILY:key=value,key=value,...  (integers may be written as 2e7)\n";
+  os << "Generator spec: FAMILY:key=value,key=value,...  (integers may be written as 2e7;\n"
+     << "values, including file paths, cannot contain ',')\n";
   for (const auto& f : families()) {
     os << "  " << f.name;
     for (const auto& al : f.aliases) os << " | " << al;
