@@ -156,6 +156,8 @@ void check_all(const std::string& name, const GenCsr& g, std::uint64_t seed,
                                      double(kkperm::spmv::CsrWarpTiledConfig::min_staged)))
               << e.what();
         }
+      } else if (kkperm::info(c).row_permutation == kkperm::Permutation::rcm) {
+        EXPECT_NE(n, m) << "RCM variants refuse only non-square matrices: " << e.what();
       } else {
         ADD_FAILURE() << kkperm::to_string(c) << " refused a matrix: " << e.what();
       }
@@ -243,6 +245,132 @@ TYPED_TEST(SpmvCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
   int runs = 0;
   for (const auto& [name, g] : mats) check_all<TypeParam>(name, g, seed, &runs);
   EXPECT_GE(runs, static_cast<int>(mats.size()));
+}
+
+/**
+ * Row-permuted candidates in permuted space: x_p = P x (RCM only; the others keep columns),
+ * y_p = P y0, run_permuted(), then y = P^T y_p must match the reference in the caller's
+ * order with the same tolerance as check_all (same arithmetic, rows merely renamed). Also
+ * checks that the plan's P is a bijection and that run() and run_permuted() agree bitwise
+ * (same kernel on the same permuted rows, only the output position differs).
+ */
+template <class T>
+void check_permuted_space(const std::string& name, const GenCsr& g, std::uint64_t seed) {
+  using Matrix = kkperm::Crs<T, int, kkperm::DefaultDevice, int>;
+  SCOPED_TRACE("matrix " + name + ", seed " + std::to_string(seed));
+  const Matrix A = kkperm::to_device<Matrix>(g);
+  const auto h = kkperm::to_host(A);
+  const int n = h.num_rows, m = h.num_cols;
+  std::mt19937_64 rng(seed ^ 0x5eedull ^ std::hash<std::string>{}(name));
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  const T eps = std::numeric_limits<T>::epsilon();
+  int permuted = 0;
+  for (auto c : kkperm::spmv_candidates()) {
+    if (kkperm::info(c).row_permutation == kkperm::Permutation::identity) {
+      auto plan = kkperm::make_spmv_plan<Matrix>(c);
+      if (c == kkperm::SpmvCandidate::csr_scalar) {
+        plan->prepare(A);
+        EXPECT_EQ(plan->permuted_matrix(), nullptr);
+        Kokkos::View<T*, kkperm::DefaultDevice> x("x", m), y("y", n);
+        EXPECT_THROW(plan->run_permuted(T(1), x, T(0), y), std::invalid_argument);
+      }
+      continue;
+    }
+    SCOPED_TRACE(kkperm::to_string(c));
+    auto plan = kkperm::make_spmv_plan<Matrix>(c);
+    if (kkperm::info(c).row_permutation == kkperm::Permutation::rcm && n != m) {
+      EXPECT_THROW(plan->prepare(A), kkperm::CandidateNotApplicable);
+      continue;
+    }
+    plan->prepare(A);
+    ++permuted;
+    const auto* P = plan->permuted_matrix();
+    ASSERT_NE(P, nullptr);
+    EXPECT_EQ(P->kind(), kkperm::info(c).row_permutation);
+    auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), P->perm());
+    std::vector<int> seen(n, 0);
+    for (int q = 0; q < n; ++q) {
+      ASSERT_TRUE(hp(q) >= 0 && hp(q) < n) << "perm(" << q << ") = " << hp(q);
+      ++seen[hp(q)];
+    }
+    for (int i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "row " << i << " not hit once by P";
+
+    Kokkos::View<T*, kkperm::DefaultDevice> x("x", m), y("y", n), xp("xp", m), yp("yp", n),
+        yback("yback", n);
+    auto hx = Kokkos::create_mirror_view(x);
+    auto hy = Kokkos::create_mirror_view(y);
+    std::vector<double> xd(m), y0(n), yref(n);
+    for (int j = 0; j < m; ++j) xd[j] = hx(j) = static_cast<T>(dist(rng));
+    for (int i = 0; i < n; ++i) yref[i] = y0[i] = hy(i) = static_cast<T>(dist(rng));
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(y, hy);
+    const T alpha = T(1.25), beta = T(-0.5);
+    if (P->symmetric()) P->to_permuted(x, xp);
+    else Kokkos::deep_copy(xp, x);
+    P->to_permuted(y, yp);
+    plan->run_permuted(alpha, xp, beta, yp);
+    P->from_permuted(yp, yback);
+    plan->run(alpha, x, beta, y);  // caller order, same kernel
+    Kokkos::fence();
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), yback);
+    Kokkos::deep_copy(hy, y);
+    kkperm::spmv::csr_reference<double>(h, static_cast<double>(alpha), xd,
+                                        static_cast<double>(beta), yref);
+    const auto mag = kkperm::spmv::abs_row_products<double>(h, xd);
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+      const double nnz_i = static_cast<double>(h.row_map[i + 1] - h.row_map[i]);
+      const double tol = (nnz_i + 3.0) * eps *
+                             (std::abs(double(alpha)) * mag[i] + std::abs(double(beta) * y0[i])) +
+                         static_cast<double>(std::numeric_limits<T>::min());
+      if (!(std::abs(double(hb(i)) - yref[i]) <= tol) && ++bad <= 3)
+        ADD_FAILURE() << "permuted space row " << i << ": got " << hb(i) << ", reference "
+                      << yref[i] << " tol " << tol;
+      if (!(hb(i) == hy(i)) && ++bad <= 3)
+        ADD_FAILURE() << "row " << i << ": run_permuted " << hb(i) << " != run " << hy(i);
+    }
+    EXPECT_EQ(bad, 0);
+  }
+  EXPECT_GT(permuted, 0);
+}
+
+TYPED_TEST(SpmvCandidates, PermutedSpaceMatchesReferenceAndCallerOrder) {
+  const auto seed = seed_for_test();
+  this->RecordProperty("seed", std::to_string(seed));
+  for (const auto& [name, g] : corner_cases(seed))
+    if (g.num_rows > 0) check_permuted_space<TypeParam>(name, g, seed);
+}
+
+TEST(SpmvRegistry, PermutedVariantsNameTheirKernelAndPermutation) {
+  int permuted = 0;
+  for (auto c : kkperm::all_spmv_candidates()) {
+    const auto& inf = kkperm::info(c);
+    const auto base = kkperm::spmv_base_candidate(c);
+    if (inf.row_permutation == kkperm::Permutation::identity) {
+      EXPECT_EQ(base, c) << inf.name;
+      continue;
+    }
+    ++permuted;
+    // "kernel@permutation", the kernel being an unpermuted candidate of the same family.
+    EXPECT_EQ(std::string(inf.name),
+              kkperm::to_string(base) + "@" + kkperm::to_string(inf.row_permutation));
+    EXPECT_EQ(kkperm::info(base).row_permutation, kkperm::Permutation::identity);
+    EXPECT_EQ(std::string(inf.kernel), kkperm::to_string(base));
+    EXPECT_EQ(std::string(inf.permutation), kkperm::to_string(inf.row_permutation));
+  }
+  // csr_scalar and csr_vector carry every row permutation except identity and DCSR (which
+  // is the separate dcsr candidate); csr_warp_dynamic the documented subset.
+  for (auto k : {kkperm::SpmvCandidate::csr_scalar, kkperm::SpmvCandidate::csr_vector}) {
+    for (auto p : kkperm::all_permutations()) {
+      if (p == kkperm::Permutation::identity || p == kkperm::Permutation::dcsr) continue;
+      const std::string nm = kkperm::to_string(k) + "@" + kkperm::to_string(p);
+      EXPECT_NO_THROW(kkperm::spmv_candidate_from_string(nm)) << nm;
+    }
+  }
+  for (const char* nm : {"csr_warp_dynamic@plain_sort", "csr_warp_dynamic@warp_aware",
+                         "csr_warp_dynamic@cta_aware", "csr_warp_dynamic@rcm"})
+    EXPECT_NO_THROW(kkperm::spmv_candidate_from_string(nm)) << nm;
+  EXPECT_EQ(permuted, 24);
 }
 
 // The host twins of the formats agree with the CSR reference (so a kernel matching its twin

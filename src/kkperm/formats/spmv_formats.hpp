@@ -1,7 +1,8 @@
 #pragma once
 /**
  * @brief Sparse formats for SpMV candidates, built on the host from a HostCsr: ELL, COO,
- * HYB (= ELL(k) + COO), SELL-C-sigma and DCSR; each with its serial SpMV twin
+ * HYB (= ELL(k) + COO), SELL-C-sigma and DCSR (COO rows and DCSR row lists also on the device:
+ * device_expand_rows, device_dcsr_rows); each with its serial SpMV twin
  * (`spmv_reference(format, alpha, x, beta, y)`) and a device copy (`to_device`).
  *
  * Usage: `auto e = kkperm::formats::build_ell(h, k); auto d = kkperm::formats::to_device<Dev>(e);`
@@ -279,6 +280,51 @@ void spmv_reference(const HostCsr<V, O, F>& h, const DcsrRows<O>& d, A alpha,
     y[i] = beta == A(0) ? alpha * s : alpha * s + beta * y[i];
   }
   for (O i : d.empty) y[i] = beta == A(0) ? A(0) : beta * y[i];
+}
+
+// ------------------------------------------------------------------------------------------
+// Device builders (run on the matrix's execution space; twins: build_coo / build_dcsr_rows).
+// COO on the device needs only the row index of every nonzero (columns and values are the CSR
+// arrays themselves); DCSR needs the two row lists. ELL/HYB/SELL are still built on the host
+// (see spmv_candidates.cpp) -- their padding layout is a histogram + scatter that is not worth
+// a device version until the GPU numbers say the prep time matters.
+
+/// rows(k) = i for every nonzero k of row i (thread per row).
+template <class Exec, class RowMap, class Rows>
+void device_expand_rows(const RowMap& row_map, const Rows& rows) {
+  using O = typename Rows::non_const_value_type;
+  using F = typename RowMap::non_const_value_type;
+  const std::int64_t n = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  Kokkos::parallel_for(
+      "kkperm::formats::expand_rows", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        for (F k = row_map(i); k < row_map(i + 1); ++k) rows(k) = static_cast<O>(i);
+      });
+}
+
+/// Non-empty rows (ascending) and empty rows (ascending) of a CSR row_map, built on Exec.
+template <class Exec, class RowMap, class List>
+void device_dcsr_rows(const RowMap& row_map, List& nonempty, List& empty) {
+  using O = typename List::non_const_value_type;
+  const std::int64_t n = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  std::int64_t ne = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::formats::dcsr_count", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& c) { c += row_map(i + 1) > row_map(i); },
+      ne);
+  nonempty = List(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::dcsr::rows"), ne);
+  empty = List(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::dcsr::empty"), n - ne);
+  const List a = nonempty, b = empty;
+  Kokkos::parallel_scan(
+      "kkperm::formats::dcsr_lists", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
+        const bool full = row_map(i + 1) > row_map(i);
+        if (final) {
+          if (full) a(upd) = static_cast<O>(i);
+          else b(i - upd) = static_cast<O>(i);
+        }
+        if (full) ++upd;
+      });
 }
 
 // ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include "kkperm/formats/spmv_formats.hpp"
 #include "kkperm/kernels/spmv/csr_kernels.hpp"
 #include "kkperm/kernels/spmv/format_kernels.hpp"
+#include "kkperm/permute/build.hpp"
 
 #ifdef KKPERM_ENABLE_CUDA
 #include "cusparse/cusparse_spmv.hpp"
@@ -50,6 +51,79 @@ const SpmvCandidateInfo kTable[] = {
      SpmvFormat::csr, true, "cusparseSpMV CUSPARSE_SPMV_CSR_ALG1"},
     {SpmvCandidate::cusparse_csr_alg2, "cusparse_csr_alg2", "cusparse_alg2", "identity",
      SpmvFormat::csr, true, "cusparseSpMV CUSPARSE_SPMV_CSR_ALG2"},
+    // Row-permuted CSR kernels (see the enum for the subset and why).
+    {SpmvCandidate::csr_scalar_plain_sort, "csr_scalar@plain_sort", "csr_scalar", "plain_sort", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by rows by warp load (stable, descending)", Permutation::plain_sort,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_flipped_sort, "csr_scalar@flipped_sort", "csr_scalar", "flipped_sort", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by plain sort, alternate Nw-groups reversed", Permutation::flipped_sort,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_lpt, "csr_scalar@lpt", "csr_scalar", "lpt", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by LPT greedy warp assignment", Permutation::lpt,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_warp_aware, "csr_scalar@warp_aware", "csr_scalar", "warp_aware", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by intra-warp cache-line reuse greedy", Permutation::warp_aware,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_cta_aware, "csr_scalar@cta_aware", "csr_scalar", "cta_aware", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by inter-warp (CTA) cache-line reuse greedy", Permutation::cta_aware,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_hybrid_1, "csr_scalar@hybrid_1", "csr_scalar", "hybrid_1", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by load sort, ties by adjacent-row distance", Permutation::hybrid_1,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_hybrid_2_1, "csr_scalar@hybrid_2_1", "csr_scalar", "hybrid_2_1", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by CTA-aware, ties by warp load", Permutation::hybrid_2_1,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_hybrid_2_2, "csr_scalar@hybrid_2_2", "csr_scalar", "hybrid_2_2", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by CTA-aware, ties by intra-warp distance", Permutation::hybrid_2_2,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_hybrid_2_3, "csr_scalar@hybrid_2_3", "csr_scalar", "hybrid_2_3", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by warp-aware, ties by warp load", Permutation::hybrid_2_3,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_scalar_rcm, "csr_scalar@rcm", "csr_scalar", "rcm", SpmvFormat::csr, false,
+     "CSR thread per row on rows permuted by reverse Cuthill-McKee (symmetric, x gathered)", Permutation::rcm,
+     SpmvCandidate::csr_scalar},
+    {SpmvCandidate::csr_vector_plain_sort, "csr_vector@plain_sort", "csr_vector", "plain_sort", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by rows by warp load (stable, descending)", Permutation::plain_sort,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_flipped_sort, "csr_vector@flipped_sort", "csr_vector", "flipped_sort", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by plain sort, alternate Nw-groups reversed", Permutation::flipped_sort,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_lpt, "csr_vector@lpt", "csr_vector", "lpt", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by LPT greedy warp assignment", Permutation::lpt,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_warp_aware, "csr_vector@warp_aware", "csr_vector", "warp_aware", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by intra-warp cache-line reuse greedy", Permutation::warp_aware,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_cta_aware, "csr_vector@cta_aware", "csr_vector", "cta_aware", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by inter-warp (CTA) cache-line reuse greedy", Permutation::cta_aware,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_hybrid_1, "csr_vector@hybrid_1", "csr_vector", "hybrid_1", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by load sort, ties by adjacent-row distance", Permutation::hybrid_1,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_hybrid_2_1, "csr_vector@hybrid_2_1", "csr_vector", "hybrid_2_1", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by CTA-aware, ties by warp load", Permutation::hybrid_2_1,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_hybrid_2_2, "csr_vector@hybrid_2_2", "csr_vector", "hybrid_2_2", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by CTA-aware, ties by intra-warp distance", Permutation::hybrid_2_2,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_hybrid_2_3, "csr_vector@hybrid_2_3", "csr_vector", "hybrid_2_3", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by warp-aware, ties by warp load", Permutation::hybrid_2_3,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_vector_rcm, "csr_vector@rcm", "csr_vector", "rcm", SpmvFormat::csr, false,
+     "CSR vector per row on rows permuted by reverse Cuthill-McKee (symmetric, x gathered)", Permutation::rcm,
+     SpmvCandidate::csr_vector},
+    {SpmvCandidate::csr_warp_dynamic_plain_sort, "csr_warp_dynamic@plain_sort", "csr_warp_dynamic", "plain_sort", SpmvFormat::csr, false,
+     "CSR dynamic warps on rows permuted by rows by warp load (stable, descending)", Permutation::plain_sort,
+     SpmvCandidate::csr_warp_dynamic},
+    {SpmvCandidate::csr_warp_dynamic_warp_aware, "csr_warp_dynamic@warp_aware", "csr_warp_dynamic", "warp_aware", SpmvFormat::csr, false,
+     "CSR dynamic warps on rows permuted by intra-warp cache-line reuse greedy", Permutation::warp_aware,
+     SpmvCandidate::csr_warp_dynamic},
+    {SpmvCandidate::csr_warp_dynamic_cta_aware, "csr_warp_dynamic@cta_aware", "csr_warp_dynamic", "cta_aware", SpmvFormat::csr, false,
+     "CSR dynamic warps on rows permuted by inter-warp (CTA) cache-line reuse greedy", Permutation::cta_aware,
+     SpmvCandidate::csr_warp_dynamic},
+    {SpmvCandidate::csr_warp_dynamic_rcm, "csr_warp_dynamic@rcm", "csr_warp_dynamic", "rcm", SpmvFormat::csr, false,
+     "CSR dynamic warps on rows permuted by reverse Cuthill-McKee (symmetric, x gathered)", Permutation::rcm,
+     SpmvCandidate::csr_warp_dynamic},
 };
 constexpr int kCount = static_cast<int>(SpmvCandidate::count_);
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == kCount, "one table row per candidate");
@@ -132,14 +206,16 @@ class CsrPlan final : public SpmvPlan<Matrix> {
     const auto& va = A_.values;
     switch (this->candidate()) {
       case SpmvCandidate::csr_scalar:
-        spmv::csr_scalar<E>(alpha, rm, en, va, x, beta, y);
+        spmv::csr_scalar<E>(alpha, rm, en, va, x, beta, y, false,
+                            Kokkos::View<ordinal_type*, device_type>());
         break;
       case SpmvCandidate::csr_vector:
         spmv::csr_vector<E>("kkperm::spmv::csr_vector", alpha, rm, en, va, x, beta, y, false,
                             Kokkos::View<ordinal_type*, device_type>(), A_.numRows(), vl_);
         break;
       case SpmvCandidate::csr_warp_dynamic:
-        spmv::csr_warp_dynamic<E>(alpha, rm, en, va, x, beta, y, counter_, vl_);
+        spmv::csr_warp_dynamic<E>(alpha, rm, en, va, x, beta, y, counter_, vl_, false,
+                                  Kokkos::View<ordinal_type*, device_type>());
         break;
       case SpmvCandidate::csr_warp_tiled:
         spmv::csr_warp_tiled<E>(alpha, rm, en, va, x, beta, y, bmin_, bmax_, ts_, vl_);
@@ -167,6 +243,116 @@ class CsrPlan final : public SpmvPlan<Matrix> {
   Kokkos::View<std::int64_t*, device_type> start_row_, start_nz_;
   Kokkos::View<ordinal_type*, device_type> carry_row_;
   Kokkos::View<value_type*, device_type> carry_val_;
+};
+
+/**
+ * Row-permuted CSR kernels: prepare() builds P (build_permutation on A's space, default
+ * PermuteParams: Nt = 32, Nw = 32, 128-byte lines, windowed Hamming greedy beyond 2048 rows)
+ * and A_p = PermutedCrsMatrix. run() launches the base kernel on A_p with the output map P,
+ * so row q's result lands in y(P(q)) and y is read (beta != 0) at the same place: no y
+ * gather/scatter passes. RCM permutes columns too; x is gathered into x_p once per call.
+ */
+template <class Matrix>
+class PermutedCsrPlan final : public SpmvPlan<Matrix> {
+  using base = SpmvPlan<Matrix>;
+  using typename base::execution_space;
+  using typename base::ordinal_type;
+  using typename base::value_type;
+  using typename base::x_view;
+  using typename base::y_view;
+  using device_type = typename base::device_type;
+
+ public:
+  using base::base;
+  std::string details() const override { return details_; }
+  double extra_bytes() const override {
+    const auto& M = ap_.matrix();
+    return static_cast<double>(M.graph.row_map.span()) * sizeof(typename Matrix::size_type) +
+           static_cast<double>(M.graph.entries.span() + ap_.perm().span() +
+                               ap_.inverse().span()) *
+               sizeof(ordinal_type) +
+           static_cast<double>(M.values.span() + xwork_.span()) * sizeof(value_type) +
+           static_cast<double>(ap_.gather_map().span()) * sizeof(typename Matrix::size_type);
+  }
+  const PermutedCrsMatrix<Matrix>* permuted_matrix() const override { return &ap_; }
+
+ protected:
+  void prepare_impl(const Matrix& A) override {
+    const auto& inf = info(this->candidate());
+    kernel_ = inf.base;
+    const Permutation kind = inf.row_permutation;
+    if (kind == Permutation::rcm && A.numRows() != A.numCols())
+      KKPERM_THROW(CandidateNotApplicable, "kkperm::spmv::" << inf.name
+                                               << ": RCM is a symmetric permutation and needs a "
+                                                  "square matrix, got "
+                                               << A.numRows() << " x " << A.numCols());
+    const auto P = build_permutation(A, kind, PermuteParams{});
+    ap_ = PermutedCrsMatrix<Matrix>();
+    ap_.build(A, P);
+    xwork_ = Kokkos::View<value_type*, device_type>();
+    if (ap_.symmetric())
+      xwork_ = Kokkos::View<value_type*, device_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::permuted::x"),
+          A.numCols());
+    const double mean =
+        A.numRows() ? static_cast<double>(A.nnz()) / static_cast<double>(A.numRows()) : 0.0;
+    vl_ = spmv::vector_length_for(mean, spmv::CsrVectorConfig::min_vector_length,
+                                  spmv::CsrVectorConfig::max_vector_length);
+    if (kernel_ == SpmvCandidate::csr_warp_dynamic && counter_.extent(0) == 0)
+      counter_ = Kokkos::View<unsigned long long*, device_type>("kkperm::spmv::counter", 1);
+    std::ostringstream os;
+    os << "permutation=" << to_string(kind) << (ap_.symmetric() ? " (symmetric)" : "")
+       << ", vector_length=" << vl_;
+    details_ = os.str();
+  }
+
+  void run_impl(value_type alpha, const x_view& x, value_type beta,
+                const y_view& y) const override {
+    if (ap_.symmetric()) {
+      ap_.to_permuted(x, xwork_);
+      launch(alpha, xwork_, beta, y, true);
+    } else {
+      launch(alpha, x, beta, y, true);
+    }
+  }
+  void run_permuted_impl(value_type alpha, const x_view& xp, value_type beta,
+                         const y_view& yp) const override {
+    launch(alpha, xp, beta, yp, false);
+  }
+
+ private:
+  template <class XV>
+  void launch(value_type alpha, const XV& x, value_type beta, const y_view& y,
+              bool to_caller_order) const {
+    using E = execution_space;
+    const auto& M = ap_.matrix();
+    const auto& rm = M.graph.row_map;
+    const auto& en = M.graph.entries;
+    const auto& va = M.values;
+    const Kokkos::View<ordinal_type*, device_type> out = ap_.perm();
+    switch (kernel_) {
+      case SpmvCandidate::csr_scalar:
+        spmv::csr_scalar<E>(alpha, rm, en, va, x, beta, y, to_caller_order, out);
+        break;
+      case SpmvCandidate::csr_vector:
+        spmv::csr_vector<E>("kkperm::spmv::csr_vector_permuted", alpha, rm, en, va, x, beta, y,
+                            false, out, M.numRows(), vl_, to_caller_order, out);
+        break;
+      case SpmvCandidate::csr_warp_dynamic:
+        spmv::csr_warp_dynamic<E>(alpha, rm, en, va, x, beta, y, counter_, vl_, to_caller_order,
+                                  out);
+        break;
+      default:
+        KKPERM_ASSERT(false, "PermutedCsrPlan cannot run kernel " << to_string(kernel_));
+    }
+  }
+
+  SpmvCandidate kernel_ = SpmvCandidate::csr_scalar;
+  PermutedCrsMatrix<Matrix> ap_;
+  Kokkos::View<value_type*, device_type> xwork_;
+  Kokkos::View<unsigned long long*, device_type> counter_;
+  int vl_ = 1;
+  std::string details_;
 };
 
 /// Throws CandidateNotApplicable when `slots` padded slots exceed max(fill * nnz, min_slots).
@@ -200,12 +386,18 @@ class FormatPlan final : public SpmvPlan<Matrix> {
  protected:
   void prepare_impl(const Matrix& A) override {
     using formats::vector_to_device;
-    const auto h = to_host(A);
-    const std::int64_t nnz = static_cast<std::int64_t>(h.nnz());
+    const std::int64_t nnz = static_cast<std::int64_t>(A.nnz());
     std::ostringstream os;
     const SpmvCandidate c = this->candidate();
     k_ = 0;
+    ell_cols_ = coo_rows_ = coo_cols_ = sell_perm_ = nonempty_ = empty_ = dview<ordinal_type>();
+    ell_vals_ = coo_vals_ = dview<value_type>();
+    sell_ptr_ = dview<offset_type>();
+    A_ = Matrix();
+    // COO and DCSR are built on A's execution space; ELL/HYB/SELL on the host (their padded
+    // layouts come from the host twins; see formats/spmv_formats.hpp).
     if (c == SpmvCandidate::ell || c == SpmvCandidate::hyb || c == SpmvCandidate::hyb_mu) {
+      const auto h = to_host(A);
       if (c == SpmvCandidate::ell) {
         k_ = formats::max_row_length(h);
         check_fill("kkperm::spmv::ell", k_ * static_cast<std::int64_t>(h.num_rows), nnz,
@@ -224,11 +416,12 @@ class FormatPlan final : public SpmvPlan<Matrix> {
       coo_vals_ = vector_to_device<device_type>(hy.coo.vals, "kkperm::spmv::coo::vals");
       os << "k=" << k_ << ", coo_nnz=" << hy.coo.vals.size();
     } else if (c == SpmvCandidate::coo) {
-      const auto co = formats::build_coo(h);
-      coo_rows_ = vector_to_device<device_type>(co.rows, "kkperm::spmv::coo::rows");
-      coo_cols_ = vector_to_device<device_type>(co.cols, "kkperm::spmv::coo::cols");
-      coo_vals_ = vector_to_device<device_type>(co.vals, "kkperm::spmv::coo::vals");
+      A_ = A;  // columns and values are A's own arrays
+      coo_rows_ = dview<ordinal_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::coo::rows"), nnz);
+      formats::device_expand_rows<execution_space>(A.graph.row_map, coo_rows_);
     } else if (c == SpmvCandidate::sell_c_sigma) {
+      const auto h = to_host(A);
       const std::int64_t C = spmv::SellConfig::C, sigma = spmv::SellConfig::sigma;
       check_fill("kkperm::spmv::sell_c_sigma", formats::sell_slots(h, C, sigma), nnz,
                  spmv::SellConfig::max_fill, spmv::SellConfig::min_slots);
@@ -240,15 +433,12 @@ class FormatPlan final : public SpmvPlan<Matrix> {
       os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.cols.size();
     } else if (c == SpmvCandidate::dcsr) {
       A_ = A;
-      const auto d = formats::build_dcsr_rows(h);
-      nonempty_ = vector_to_device<device_type>(d.nonempty, "kkperm::spmv::dcsr::rows");
-      empty_ = vector_to_device<device_type>(d.empty, "kkperm::spmv::dcsr::empty");
-      const double mean = d.nonempty.empty() ? 0.0
-                                             : static_cast<double>(nnz) /
-                                                   static_cast<double>(d.nonempty.size());
+      formats::device_dcsr_rows<execution_space>(A.graph.row_map, nonempty_, empty_);
+      const std::size_t ne = nonempty_.extent(0);
+      const double mean = ne == 0 ? 0.0 : static_cast<double>(nnz) / static_cast<double>(ne);
       vl_ = spmv::vector_length_for(mean, spmv::CsrVectorConfig::min_vector_length,
                                     spmv::CsrVectorConfig::max_vector_length);
-      os << "nonempty_rows=" << d.nonempty.size() << ", vector_length=" << vl_;
+      os << "nonempty_rows=" << ne << ", vector_length=" << vl_;
     } else {
       KKPERM_ASSERT(false, "FormatPlan cannot prepare " << to_string(c));
     }
@@ -274,7 +464,7 @@ class FormatPlan final : public SpmvPlan<Matrix> {
                                 coo_vals_, x, y);
         break;
       case SpmvCandidate::coo:
-        spmv::coo<E>(alpha, coo_rows_, coo_cols_, coo_vals_, x, beta, y);
+        spmv::coo<E>(alpha, coo_rows_, A_.graph.entries, A_.values, x, beta, y);
         break;
       case SpmvCandidate::sell_c_sigma:
         spmv::sell<E>(alpha, static_cast<std::int64_t>(spmv::SellConfig::C), sell_ptr_,
@@ -345,6 +535,11 @@ bool available(SpmvCandidate c) {
 #endif
 }
 
+SpmvCandidate spmv_base_candidate(SpmvCandidate c) {
+  const auto& row = info(c);
+  return row.base == SpmvCandidate::count_ ? c : row.base;
+}
+
 std::vector<SpmvCandidate> all_spmv_candidates() {
   std::vector<SpmvCandidate> out;
   for (const auto& row : kTable) out.push_back(row.id);
@@ -387,6 +582,10 @@ std::unique_ptr<SpmvPlan<Matrix>> make_spmv_plan(SpmvCandidate c) {
       break;
 #endif
     case SpmvCandidate::count_:
+      break;
+    default:
+      if (info(c).row_permutation != Permutation::identity)
+        return std::make_unique<PermutedCsrPlan<Matrix>>(c);
       break;
   }
   KKPERM_THROW(std::invalid_argument,

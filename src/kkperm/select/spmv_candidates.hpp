@@ -14,8 +14,8 @@
  * A.numRows() entries, both in A's memory space, not aliased. beta == 0 never reads y (a NaN in
  * y does not propagate). A plan keeps views of A (and of what prepare() built): A's structure
  * and values must not change between prepare() and run() unless prepare() is called again.
- * Adding a candidate = one enum entry + one row in the table in spmv_candidates.cpp + one case
- * in make_spmv_plan.
+ * Adding a candidate = one enum entry + one row in the table in spmv_candidates.cpp (+ one case
+ * in make_spmv_plan for a new kernel family; row-permuted variants only need their table row).
  */
 #include <memory>
 #include <string>
@@ -25,6 +25,8 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/types.hpp"
+#include "kkperm/permute/permutation.hpp"
+#include "kkperm/permute/permuted_crs.hpp"
 #include "kkperm/select/candidate_common.hpp"
 
 namespace kkperm {
@@ -47,7 +49,44 @@ enum class SpmvCandidate : int {
   kk_native,          ///< KokkosSparse::spmv
   cusparse_csr_alg1,  ///< cusparseSpMV CUSPARSE_SPMV_CSR_ALG1 (CUDA builds)
   cusparse_csr_alg2,  ///< cusparseSpMV CUSPARSE_SPMV_CSR_ALG2 (CUDA builds)
-  count_              ///< not a candidate: number of entries
+  // Row-permuted CSR kernels "kernel@permutation": prepare() builds the permutation
+  // (kkperm::build_permutation) and the permuted matrix (PermutedCrsMatrix); run() writes y in
+  // the caller's row order (the kernel stores row q's result at y(P(q)); RCM, being
+  // symmetric, also gathers x once per call). run_permuted() works in permuted space.
+  // Subset: csr_scalar and csr_vector get every row permutation of the permutation paper
+  // plus RCM (load balance across the lanes of a warp / threads of a block and x locality
+  // both matter there). csr_warp_dynamic hands rows out from an atomic counter, so static
+  // load-balancing orders (flipped sort, LPT, hybrid-1) only reorder the queue: it keeps
+  // plain_sort (longest rows first = dynamic LPT) and the locality orders warp_aware,
+  // cta_aware and RCM; the hybrids 2.x only re-break ties of those and are left out.
+  // The other kernels are not permuted: merge/merge-path/COO split nonzeros evenly (load
+  // balance is by construction), ELL/HYB/SELL have their own row orders, and KK native and
+  // cuSPARSE are measured as the baselines they are.
+  csr_scalar_plain_sort,
+  csr_scalar_flipped_sort,
+  csr_scalar_lpt,
+  csr_scalar_warp_aware,
+  csr_scalar_cta_aware,
+  csr_scalar_hybrid_1,
+  csr_scalar_hybrid_2_1,
+  csr_scalar_hybrid_2_2,
+  csr_scalar_hybrid_2_3,
+  csr_scalar_rcm,
+  csr_vector_plain_sort,
+  csr_vector_flipped_sort,
+  csr_vector_lpt,
+  csr_vector_warp_aware,
+  csr_vector_cta_aware,
+  csr_vector_hybrid_1,
+  csr_vector_hybrid_2_1,
+  csr_vector_hybrid_2_2,
+  csr_vector_hybrid_2_3,
+  csr_vector_rcm,
+  csr_warp_dynamic_plain_sort,
+  csr_warp_dynamic_warp_aware,
+  csr_warp_dynamic_cta_aware,
+  csr_warp_dynamic_rcm,
+  count_  ///< not a candidate: number of entries
 };
 
 /// Storage the kernel reads after prepare().
@@ -62,6 +101,11 @@ struct SpmvCandidateInfo {
   SpmvFormat format;
   bool cuda_only;
   const char* description;
+  /// Row permutation built in prepare() through PermutedCrsMatrix (identity = none; SELL's own
+  /// sigma-window sort is part of its format, not listed here).
+  Permutation row_permutation = Permutation::identity;
+  /// The unpermuted candidate running the same kernel (count_ = this candidate itself).
+  SpmvCandidate base = SpmvCandidate::count_;
 };
 
 const SpmvCandidateInfo& info(SpmvCandidate c);
@@ -75,6 +119,9 @@ inline void from_string(const std::string& name, SpmvCandidate& out) {
 }
 /// Whether `c` exists on this build (CUDA-only candidates are absent from Serial builds).
 bool available(SpmvCandidate c);
+/// The unpermuted candidate with the same kernel ("csr_vector@lpt" -> csr_vector; c itself
+/// for unpermuted candidates).
+SpmvCandidate spmv_base_candidate(SpmvCandidate c);
 /// Every candidate of the enum, available or not, in enum order.
 std::vector<SpmvCandidate> all_spmv_candidates();
 /// The candidates available on this build, in enum order: what callers enumerate.
@@ -143,6 +190,30 @@ class SpmvPlan {
     return spmv_byte_floor(num_rows_, num_cols_, nnz_, sizeof(value_type), sizeof(ordinal_type),
                            sizeof(offset_type), beta_nonzero);
   }
+  /**
+   * @brief Row-permuted candidates only (else nullptr): the PermutedCrsMatrix built by
+   * prepare(). Use its to_permuted()/from_permuted() to move vectors once per solve and
+   * run_permuted() in between.
+   */
+  virtual const PermutedCrsMatrix<Matrix>* permuted_matrix() const { return nullptr; }
+
+  /// y_p = alpha*A_p*x_p + beta*y_p entirely in permuted space (A_p = permuted_matrix()):
+  /// no gathers. Throws std::invalid_argument for candidates without a row permutation.
+  void run_permuted(value_type alpha, const x_view& xp, value_type beta,
+                    const y_view& yp) const {
+    KKPERM_REQUIRE(prepared_, "kkperm::spmv(" << name() << "): run_permuted() before prepare()");
+    KKPERM_REQUIRE(permuted_matrix() != nullptr,
+                   "kkperm::spmv(" << name() << "): run_permuted() needs a row-permuted candidate");
+    KKPERM_REQUIRE(xp.extent(0) == static_cast<std::size_t>(num_cols_) &&
+                       yp.extent(0) == static_cast<std::size_t>(num_rows_),
+                   "kkperm::spmv(" << name() << "): run_permuted() got x with " << xp.extent(0)
+                                   << " and y with " << yp.extent(0) << " entries for a "
+                                   << num_rows_ << " x " << num_cols_ << " matrix");
+    KKPERM_REQUIRE(num_rows_ == 0 || num_cols_ == 0 || xp.data() != yp.data(),
+                   "kkperm::spmv(" << name() << "): x and y alias");
+    run_permuted_impl(alpha, xp, beta, yp);
+  }
+
   /// Bytes of device memory the plan holds beyond A itself (format copies, buffers).
   virtual double extra_bytes() const { return 0.0; }
   /// Short human-readable facts chosen at prepare (e.g. "k=12, coo_nnz=301").
@@ -152,6 +223,7 @@ class SpmvPlan {
   virtual void prepare_impl(const Matrix& A) = 0;
   virtual void run_impl(value_type alpha, const x_view& x, value_type beta,
                         const y_view& y) const = 0;
+  virtual void run_permuted_impl(value_type, const x_view&, value_type, const y_view&) const {}
 
  private:
   SpmvCandidate candidate_;

@@ -27,11 +27,15 @@ void scale_y(const char* label, V beta, const YView& y) {
       KOKKOS_LAMBDA(const std::int64_t i) { y(i) = (beta == V(0)) ? V(0) : V(beta * y(i)); });
 }
 
-/// Thread per row ("CSR scalar").
+/**
+ * @brief Thread per row ("CSR scalar"). With `use_out`, row i's result goes to
+ * y(out_rows(i)) (row-permuted matrices: out_rows = P, so y stays in the caller's order
+ * without a separate gather/scatter pass); otherwise to y(i).
+ */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
-          class V>
+          class OutRows, class V>
 void csr_scalar(V alpha, const RowMap& row_map, const Entries& entries, const Values& values,
-                const XView& x, V beta, const YView& y) {
+                const XView& x, V beta, const YView& y, bool use_out, const OutRows& out_rows) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   const O n = static_cast<O>(y.extent(0));
@@ -41,20 +45,23 @@ void csr_scalar(V alpha, const RowMap& row_map, const Entries& entries, const Va
         V s = V(0);
         const F e = row_map(i + 1);
         for (F k = row_map(i); k < e; ++k) s += values(k) * x(entries(k));
-        y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
+        const O o = use_out ? static_cast<O>(out_rows(i)) : i;
+        y(o) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(o));
       });
 }
 
 /**
  * @brief Team/warp per row ("CSR vector"): each team thread owns a row and its `vector_length`
  * lanes split the row's nonzeros. With `use_rows`, thread t handles row rows(t) instead of t
- * (DCSR: only non-empty rows are listed); `num_work` is the number of rows to visit.
+ * (DCSR: only non-empty rows are listed); `num_work` is the number of rows to visit. With
+ * `use_out`, row i's result goes to y(out_rows(i)) (row-permuted matrices, see csr_scalar).
  */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
           class RowList, class V>
 void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries& entries,
                 const Values& values, const XView& x, V beta, const YView& y, bool use_rows,
-                const RowList& rows, std::int64_t num_work, int vector_length) {
+                const RowList& rows, std::int64_t num_work, int vector_length,
+                bool use_out = false, const RowList& out_rows = RowList()) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
@@ -74,8 +81,9 @@ void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, static_cast<O>(e - b)),
             [&](const O j, V& acc) { acc += values(b + j) * x(entries(b + j)); }, s);
+        const O o = use_out ? static_cast<O>(out_rows(i)) : i;
         Kokkos::single(Kokkos::PerThread(team), [&]() {
-          y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
+          y(o) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(o));
         });
       });
 }
@@ -87,10 +95,11 @@ void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries
  * kernel enqueued first, so no host synchronisation is needed between calls.
  */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
-          class Counter, class V>
+          class Counter, class OutRows, class V>
 void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
                       const Values& values, const XView& x, V beta, const YView& y,
-                      const Counter& counter, int vector_length) {
+                      const Counter& counter, int vector_length, bool use_out,
+                      const OutRows& out_rows) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
@@ -127,8 +136,9 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
             Kokkos::parallel_reduce(
                 Kokkos::ThreadVectorRange(team, static_cast<O>(e - b)),
                 [&](const O j, V& acc) { acc += values(b + j) * x(entries(b + j)); }, s);
+            const O o = use_out ? static_cast<O>(out_rows(i)) : i;
             Kokkos::single(Kokkos::PerThread(team), [&]() {
-              y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
+              y(o) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(o));
             });
           }
         }
@@ -282,11 +292,28 @@ KOKKOS_INLINE_FUNCTION O row_of_nonzero(const RowMap& row_map, O n, F k) {
   return lo;
 }
 
+/// Launch shape of the chunked kernels (csr_merge, COO): chunk = nonzeros per team thread.
+template <class Exec>
+struct ChunkShape {
+  int lanes, team_size;
+  std::int64_t chunk;
+  static ChunkShape get() {
+    if (is_gpu_space<Exec>())
+      return {CsrMergeConfig::gpu_lanes, CsrMergeConfig::warps_per_team,
+              std::int64_t(CsrMergeConfig::gpu_lanes) * CsrMergeConfig::items_per_lane};
+    return {1, 1, std::int64_t(CsrMergeConfig::chunk_nnz)};
+  }
+};
+
 /**
- * @brief Merge-based CSR: y is first scaled by beta, then each thread takes `chunk_nnz`
- * consecutive nonzeros, finds its first row by binary search of row_map and adds alpha*partial
- * per row; rows entirely inside the chunk are owned (plain add), rows cut by a border use
- * atomic_add. Empty rows only get the beta scaling, which is their full result.
+ * @brief Merge-based CSR: y is first scaled by beta, then the nonzeros are cut into equal
+ * chunks, one per team thread (a warp on GPUs, see CsrMergeConfig). The lanes stage the
+ * products a_k * x(col_k) of the chunk in team scratch with coalesced loads; then the rows
+ * touching the chunk (found by binary search of row_map) are summed out of scratch: one row
+ * -> a vector reduction; a few rows (<= lanes/4) -> one vector reduction each; many rows ->
+ * a lane per row. Rows entirely inside the chunk are owned (plain add), rows cut by a border
+ * use atomic_add. Empty rows only get the beta scaling, which is their full result. Host
+ * spaces run the same code with one lane and one thread per team.
  */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
           class V>
@@ -294,28 +321,64 @@ void csr_merge(V alpha, const RowMap& row_map, const Entries& entries, const Val
                const XView& x, V beta, const YView& y) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using scratch_t = Kokkos::View<V*, typename Exec::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const O n = static_cast<O>(y.extent(0));
   const F nnz = static_cast<F>(values.extent(0));
   scale_y<Exec>("kkperm::spmv::csr_merge::scale", beta, y);
   if (n == 0 || nnz == 0) return;
-  const F chunk = CsrMergeConfig::chunk_nnz;
-  const F nchunks = (nnz + chunk - 1) / chunk;
+  const auto sh = ChunkShape<Exec>::get();
+  const F chunk = static_cast<F>(sh.chunk);
+  const int ts = sh.team_size, lanes = sh.lanes;
+  const std::int64_t nchunks = (static_cast<std::int64_t>(nnz) + chunk - 1) / chunk;
+  const std::int64_t league = (nchunks + ts - 1) / ts;
+  const std::size_t shmem = scratch_t::shmem_size(static_cast<std::size_t>(ts) * chunk);
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge", Kokkos::RangePolicy<Exec, Kokkos::IndexType<F>>(0, nchunks),
-      KOKKOS_LAMBDA(const F c) {
-        const F k0 = c * chunk;
-        const F k1 = (k0 + chunk < nnz) ? k0 + chunk : nnz;
-        O i = row_of_nonzero(row_map, n, k0);
-        F k = k0;
-        while (k < k1) {
-          const F re = row_map(i + 1);
-          const F stop = re < k1 ? re : k1;
-          V s = V(0);
-          for (; k < stop; ++k) s += values(k) * x(entries(k));
-          if (row_map(i) >= k0 && re <= k1) y(i) += alpha * s;
-          else Kokkos::atomic_add(&y(i), V(alpha * s));
-          ++i;
-          while (k < k1 && i < n && row_map(i + 1) <= k) ++i;  // skip empty rows
+      "kkperm::spmv::csr_merge",
+      policy_t(static_cast<int>(league), ts, lanes).set_scratch_size(0, Kokkos::PerTeam(shmem)),
+      KOKKOS_LAMBDA(const member_t& team) {
+        scratch_t buf(team.team_scratch(0), static_cast<std::size_t>(ts) * chunk);
+        const std::int64_t c =
+            static_cast<std::int64_t>(team.league_rank()) * ts + team.team_rank();
+        const bool active = c < nchunks;
+        const F k0 = active ? static_cast<F>(c * chunk) : F(0);
+        const F k1 = active ? ((k0 + chunk < nnz) ? k0 + chunk : nnz) : F(0);
+        V* my = buf.data() + static_cast<std::size_t>(team.team_rank()) * chunk;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(k1 - k0)),
+                             [&](const int j) { my[j] = values(k0 + j) * x(entries(k0 + j)); });
+        team.team_barrier();
+        if (!active) return;
+        const O r0 = row_of_nonzero(row_map, n, k0);
+        const O r1 = row_of_nonzero(row_map, n, k1 - 1);
+        const O nrows = r1 - r0 + 1;
+        if (nrows * 4 <= lanes || nrows == 1) {
+          for (O r = r0; r <= r1; ++r) {
+            const F rb = row_map(r), re = row_map(r + 1);
+            const F b = rb > k0 ? rb : k0, e = re < k1 ? re : k1;
+            if (e <= b) continue;
+            V s = V(0);
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(team, static_cast<int>(e - b)),
+                [&](const int j, V& acc) { acc += my[b - k0 + j]; }, s);
+            Kokkos::single(Kokkos::PerThread(team), [&]() {
+              if (rb >= k0 && re <= k1) y(r) += alpha * s;
+              else Kokkos::atomic_add(&y(r), V(alpha * s));
+            });
+          }
+        } else {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(nrows)),
+                               [&](const int t) {
+                                 const O r = r0 + t;
+                                 const F rb = row_map(r), re = row_map(r + 1);
+                                 const F b = rb > k0 ? rb : k0, e = re < k1 ? re : k1;
+                                 if (e <= b) return;
+                                 V s = V(0);
+                                 for (F k = b; k < e; ++k) s += my[k - k0];
+                                 if (rb >= k0 && re <= k1) y(r) += alpha * s;
+                                 else Kokkos::atomic_add(&y(r), V(alpha * s));
+                               });
         }
       });
 }

@@ -31,35 +31,71 @@ void ell(const char* label, V alpha, std::int64_t k, const Cols& cols, const Val
 }
 
 /**
- * @brief COO segmented reduction, accumulating: y(row) += alpha * sum over the entries. Each
- * thread reduces `chunk_nnz` consecutive entries segment by segment (rows are sorted); the first
- * and last segment of a chunk may continue in a neighbouring chunk and are added atomically,
- * inner segments are whole rows owned by the thread and are added plainly.
+ * @brief COO segmented reduction, accumulating: y(row) += alpha * sum over the entries. The
+ * entries are cut into equal chunks, one per team thread (a warp on GPUs, chunking as in
+ * csr_merge / CsrMergeConfig). The lanes stage the products in team scratch with coalesced
+ * loads; a chunk holding one row is reduced across the lanes, otherwise each lane takes the
+ * segments (runs of one row; rows are sorted) that start at its positions and sums them out
+ * of scratch. The first and last segment of a chunk may continue in a neighbouring chunk and
+ * are added atomically; inner segments are whole rows owned by the chunk and added plainly.
  */
 template <class Exec, class Rows, class Cols, class Vals, class XView, class YView, class V>
 void coo_accumulate(const char* label, V alpha, const Rows& rows, const Cols& cols,
                     const Vals& vals, const XView& x, const YView& y) {
   using O = typename Rows::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using scratch_t = Kokkos::View<V*, typename Exec::scratch_memory_space,
+                                 Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const std::int64_t nnz = static_cast<std::int64_t>(vals.extent(0));
   if (nnz == 0) return;
-  const std::int64_t chunk = CooConfig::chunk_nnz;
+  const auto sh = ChunkShape<Exec>::get();
+  const std::int64_t chunk = sh.chunk;
+  const int ts = sh.team_size, lanes = sh.lanes;
   const std::int64_t nchunks = (nnz + chunk - 1) / chunk;
+  const std::int64_t league = (nchunks + ts - 1) / ts;
+  const std::size_t shmem = scratch_t::shmem_size(static_cast<std::size_t>(ts) * chunk);
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, nchunks),
-      KOKKOS_LAMBDA(const std::int64_t c) {
-        const std::int64_t k0 = c * chunk;
-        const std::int64_t k1 = (k0 + chunk < nnz) ? k0 + chunk : nnz;
-        std::int64_t k = k0;
-        while (k < k1) {
-          const O r = rows(k);
-          const std::int64_t seg0 = k;
+      label,
+      policy_t(static_cast<int>(league), ts, lanes).set_scratch_size(0, Kokkos::PerTeam(shmem)),
+      KOKKOS_LAMBDA(const member_t& team) {
+        scratch_t buf(team.team_scratch(0), static_cast<std::size_t>(ts) * chunk);
+        const std::int64_t c =
+            static_cast<std::int64_t>(team.league_rank()) * ts + team.team_rank();
+        const bool active = c < nchunks;
+        const std::int64_t k0 = active ? c * chunk : 0;
+        const std::int64_t k1 = active ? ((k0 + chunk < nnz) ? k0 + chunk : nnz) : 0;
+        V* my = buf.data() + static_cast<std::size_t>(team.team_rank()) * chunk;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, static_cast<int>(k1 - k0)),
+                             [&](const int j) { my[j] = vals(k0 + j) * x(cols(k0 + j)); });
+        team.team_barrier();
+        if (!active) return;
+        const bool left_open = k0 > 0 && rows(k0 - 1) == rows(k0);
+        const bool right_open = k1 < nnz && rows(k1) == rows(k1 - 1);
+        if (rows(k0) == rows(k1 - 1)) {  // one row: reduce across the lanes
           V s = V(0);
-          for (; k < k1 && rows(k) == r; ++k) s += vals(k) * x(cols(k));
-          const bool cut_left = seg0 == k0 && k0 > 0 && rows(k0 - 1) == r;
-          const bool cut_right = k == k1 && k1 < nnz && rows(k1) == r;
-          if (cut_left || cut_right) Kokkos::atomic_add(&y(r), V(alpha * s));
-          else y(r) += alpha * s;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, static_cast<int>(k1 - k0)),
+              [&](const int j, V& acc) { acc += my[j]; }, s);
+          const O r = rows(k0);
+          Kokkos::single(Kokkos::PerThread(team), [&]() {
+            if (left_open || right_open) Kokkos::atomic_add(&y(r), V(alpha * s));
+            else y(r) += alpha * s;
+          });
+          return;
         }
+        Kokkos::parallel_for(
+            Kokkos::ThreadVectorRange(team, static_cast<int>(k1 - k0)), [&](const int j) {
+              const std::int64_t p = k0 + j;
+              const O r = rows(p);
+              if (p > k0 && rows(p - 1) == r) return;  // not the head of a segment
+              V s = V(0);
+              std::int64_t k = p;
+              for (; k < k1 && rows(k) == r; ++k) s += my[k - k0];
+              const bool cut = (p == k0 && left_open) || (k == k1 && right_open);
+              if (cut) Kokkos::atomic_add(&y(r), V(alpha * s));
+              else y(r) += alpha * s;
+            });
       });
 }
 

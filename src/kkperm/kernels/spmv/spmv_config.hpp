@@ -23,12 +23,17 @@ constexpr bool is_gpu_space() {
 
 struct CsrScalarConfig {};
 
-/// Team/warp per row (Bell & Garland "CSR vector"): lanes = smallest power of two >= mean
-/// nnz/row, clamped to [min_vector_length, max_vector_length]; team = threads_per_team lanes.
+/// Team/warp per row (Bell & Garland "CSR vector"): lanes = smallest power of two with
+/// lanes * nnz_per_lane >= mean nnz/row, clamped to [min_vector_length, max_vector_length];
+/// team = threads_per_team lanes. nnz_per_lane = 6 is Kokkos Kernels' own choice
+/// (KokkosSparse_spmv_impl.hpp, spmv_launch_parameters: `vector_length * 6 < nnz_per_row`
+/// doubles the vector length), i.e. each lane gets ~3-6 nonzeros so short rows do not leave
+/// most lanes of a warp idle and long rows still get a whole warp.
 struct CsrVectorConfig {
   static constexpr int threads_per_team = 256;
   static constexpr int min_vector_length = 1;
   static constexpr int max_vector_length = 32;  // one warp
+  static constexpr int nnz_per_lane = 6;
 };
 
 /// Persistent warps taking `rows_per_fetch` rows per atomic on a global counter; the grid is
@@ -51,9 +56,16 @@ struct CsrWarpTiledConfig {
   static constexpr std::int64_t min_staged = 1 << 16;
 };
 
-/// Equal-nnz chunks per thread; rows cut by a chunk border are added atomically.
+/// Equal-nnz chunks; rows cut by a chunk border are added atomically. On a GPU a chunk belongs
+/// to a warp (vector of `gpu_lanes` lanes, `items_per_lane` nonzeros each): the lanes stage
+/// the products a_k * x_{col_k} in team scratch with coalesced loads, then sum row segments
+/// out of scratch (CSR-stream, Greathouse & Daga SC'14). On host spaces a chunk belongs to
+/// one thread (`host_chunk_nnz`). Shared by COO (same chunking over its sorted row array).
 struct CsrMergeConfig {
-  static constexpr int chunk_nnz = 64;
+  static constexpr int chunk_nnz = 64;  ///< host spaces: nonzeros per thread
+  static constexpr int gpu_lanes = 32;
+  static constexpr int items_per_lane = 8;  ///< 256 nonzeros per warp, 16 KiB scratch (double)
+  static constexpr int warps_per_team = 8;
 };
 
 /// Merge path (Merrill & Garland, SC'16): each thread consumes `items_per_thread` steps of the
@@ -70,9 +82,10 @@ struct EllConfig {
   static constexpr std::int64_t min_slots = 1 << 16;
 };
 
-/// COO segmented reduction: one thread per chunk of `chunk_nnz` entries.
+/// COO segmented reduction: chunks as in CsrMergeConfig (warp-staged on GPUs, one thread per
+/// `chunk_nnz` entries on host spaces).
 struct CooConfig {
-  static constexpr int chunk_nnz = 64;
+  static constexpr int chunk_nnz = CsrMergeConfig::chunk_nnz;
 };
 
 /// HYB k choice (Bell & Garland 2009, cusp's compute_optimal_entries_per_row): the largest k
@@ -92,10 +105,12 @@ struct SellConfig {
   static constexpr std::int64_t min_slots = 1 << 16;
 };
 
-/// Vector length for a mean row length: smallest power of two >= mean, within [lo, hi].
-inline int vector_length_for(double mean_nnz_per_row, int lo, int hi) {
+/// Vector length for a mean row length: smallest power of two v with v * nnz_per_lane >=
+/// mean, within [lo, hi] (see CsrVectorConfig for where nnz_per_lane = 6 comes from).
+inline int vector_length_for(double mean_nnz_per_row, int lo, int hi,
+                             int nnz_per_lane = CsrVectorConfig::nnz_per_lane) {
   int v = 1;
-  while (v < mean_nnz_per_row && v < hi) v *= 2;
+  while (static_cast<double>(v) * nnz_per_lane < mean_nnz_per_row && v < hi) v *= 2;
   if (v < lo) v = lo;
   if (v > hi) v = hi;
   return v;
