@@ -61,7 +61,12 @@ void check_plan(Plan& plan, const ts::HostD& A, int K, double alpha, double beta
       for (int c = 0; c < K && bad < 5; ++c) {
         const std::size_t idx = std::size_t(i) * K + c;
         const double got = static_cast<double>(Yh(pos(i), c));
-        if (!(std::abs(got - ref.y[idx]) <= ref.bound[idx])) {
+        // Matrices with Inf/NaN values (some real files have them): the IEEE result is the
+        // same in any summation order (NaN stays NaN, a lone Inf stays that Inf), so demand it.
+        const double want = ref.y[idx];
+        const bool ok = std::isfinite(want) ? std::abs(got - want) <= ref.bound[idx]
+                                            : (std::isnan(want) ? std::isnan(got) : got == want);
+        if (!ok) {
           ++bad;
           ADD_FAILURE() << "row " << i << " col " << c << ": got " << got << ", reference "
                         << ref.y[idx] << ", bound " << ref.bound[idx];
@@ -81,8 +86,11 @@ bool check_candidate(kkperm::SpmmCandidate c, const ts::HostD& A, int K, double 
   try {
     plan->prepare(Ad, K);
   } catch (const kkperm::CandidateNotApplicable& e) {
-    // Only cuSPARSE may decline (algorithm/layout pairs it does not implement).
-    EXPECT_TRUE(kkperm::info(c).cuda_only) << kkperm::to_string(c) << " declined: " << e.what();
+    // Only cuSPARSE (algorithm/layout pairs it does not implement) and RCM orders on
+    // non-square matrices may decline.
+    const bool rcm_rect = std::string(kkperm::info(c).permutation) == "rcm" && A.num_rows != A.num_cols;
+    EXPECT_TRUE(kkperm::info(c).cuda_only || rcm_rect)
+        << kkperm::to_string(c) << " declined: " << e.what();
     return false;
   }
   EXPECT_EQ(plan->flops(), 2.0 * double(A.nnz()) * K);
@@ -140,6 +148,9 @@ TYPED_TEST(SpmmCandidates, EveryCandidateMatchesReferenceOnCornerCases) {
     SCOPED_TRACE(M.name);
     for (auto c : kkperm::spmm_candidates())
       for (int K : {1, 3, 32, 33, 128}) {
+        // Permuted candidates rebuild their order in every prepare(); the row-set handling
+        // they add is K-independent, so two widths (one strip / several + remainder) suffice.
+        if (std::string(kkperm::info(c).permutation) != "identity" && K != 1 && K != 33) continue;
         check_candidate<T>(c, M.A, K, 1.25, 0.0, s += 7);   // beta = 0, Y poisoned with NaN
         check_candidate<T>(c, M.A, K, -0.5, 2.0, s += 7);   // general alpha/beta
         check_candidate<T>(c, M.A, K, 0.0, -1.0, s += 7);   // alpha = 0: Y = -Y
@@ -170,6 +181,12 @@ TYPED_TEST(SpmmCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
     // Two widths per matrix keep the Serial run short while covering a partial strip (K = 3 <
     // strip of 4) and several strips plus a remainder (K = 33 = 4 x 8 + 1).
     for (auto c : kkperm::spmm_candidates()) {
+      if (std::string(kkperm::info(c).permutation) != "identity") {
+        // One call per matrix for permuted candidates (each prepare builds the order):
+        // alternate beta = 0 (NaN-poisoned Y) and beta != 0 across matrices.
+        check_candidate<T>(c, A, 33, -1.5, used % 2 ? 0.0 : 0.5, s += 7);
+        continue;
+      }
       check_candidate<T>(c, A, 3, 1.0, 0.0, s += 7);
       check_candidate<T>(c, A, 33, -1.5, 0.5, s += 7);
     }

@@ -44,6 +44,46 @@ const SpmmCandidateInfo kTable[] = {
      F::csr, L::left, true, "cusparseSpMM CSR_ALG3, column-major B/C (where cuSPARSE supports it)"},
     {SpmmCandidate::cusparse_csr_alg3_row, "cusparse_csr_alg3_row", "cusparse_alg3", "identity",
      F::csr, L::right, true, "cusparseSpMM CSR_ALG3, row-major B/C"},
+    {SpmmCandidate::c_stationary_plain_sort, "c_stationary_plain_sort", "c_stationary", "plain_sort", F::csr, L::left, false,
+     "c_stationary with rows in plain_sort order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_flipped_sort, "c_stationary_flipped_sort", "c_stationary", "flipped_sort", F::csr, L::left, false,
+     "c_stationary with rows in flipped_sort order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_lpt, "c_stationary_lpt", "c_stationary", "lpt", F::csr, L::left, false,
+     "c_stationary with rows in lpt order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_warp_aware, "c_stationary_warp_aware", "c_stationary", "warp_aware", F::csr, L::left, false,
+     "c_stationary with rows in warp_aware order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_cta_aware, "c_stationary_cta_aware", "c_stationary", "cta_aware", F::csr, L::left, false,
+     "c_stationary with rows in cta_aware order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_hybrid_1, "c_stationary_hybrid_1", "c_stationary", "hybrid_1", F::csr, L::left, false,
+     "c_stationary with rows in hybrid_1 order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_hybrid_2_1, "c_stationary_hybrid_2_1", "c_stationary", "hybrid_2_1", F::csr, L::left, false,
+     "c_stationary with rows in hybrid_2_1 order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_hybrid_2_2, "c_stationary_hybrid_2_2", "c_stationary", "hybrid_2_2", F::csr, L::left, false,
+     "c_stationary with rows in hybrid_2_2 order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_hybrid_2_3, "c_stationary_hybrid_2_3", "c_stationary", "hybrid_2_3", F::csr, L::left, false,
+     "c_stationary with rows in hybrid_2_3 order (results in the caller's order)"},
+    {SpmmCandidate::c_stationary_rcm, "c_stationary_rcm", "c_stationary", "rcm", F::csr, L::left, false,
+     "c_stationary with rows in rcm order (results in the caller's order)"},
+    {SpmmCandidate::row_major_plain_sort, "row_major_plain_sort", "row_major", "plain_sort", F::csr, L::right, false,
+     "row_major with rows in plain_sort order (results in the caller's order)"},
+    {SpmmCandidate::row_major_flipped_sort, "row_major_flipped_sort", "row_major", "flipped_sort", F::csr, L::right, false,
+     "row_major with rows in flipped_sort order (results in the caller's order)"},
+    {SpmmCandidate::row_major_lpt, "row_major_lpt", "row_major", "lpt", F::csr, L::right, false,
+     "row_major with rows in lpt order (results in the caller's order)"},
+    {SpmmCandidate::row_major_warp_aware, "row_major_warp_aware", "row_major", "warp_aware", F::csr, L::right, false,
+     "row_major with rows in warp_aware order (results in the caller's order)"},
+    {SpmmCandidate::row_major_cta_aware, "row_major_cta_aware", "row_major", "cta_aware", F::csr, L::right, false,
+     "row_major with rows in cta_aware order (results in the caller's order)"},
+    {SpmmCandidate::row_major_hybrid_1, "row_major_hybrid_1", "row_major", "hybrid_1", F::csr, L::right, false,
+     "row_major with rows in hybrid_1 order (results in the caller's order)"},
+    {SpmmCandidate::row_major_hybrid_2_1, "row_major_hybrid_2_1", "row_major", "hybrid_2_1", F::csr, L::right, false,
+     "row_major with rows in hybrid_2_1 order (results in the caller's order)"},
+    {SpmmCandidate::row_major_hybrid_2_2, "row_major_hybrid_2_2", "row_major", "hybrid_2_2", F::csr, L::right, false,
+     "row_major with rows in hybrid_2_2 order (results in the caller's order)"},
+    {SpmmCandidate::row_major_hybrid_2_3, "row_major_hybrid_2_3", "row_major", "hybrid_2_3", F::csr, L::right, false,
+     "row_major with rows in hybrid_2_3 order (results in the caller's order)"},
+    {SpmmCandidate::row_major_rcm, "row_major_rcm", "row_major", "rcm", F::csr, L::right, false,
+     "row_major with rows in rcm order (results in the caller's order)"},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
               "every SpmmCandidate needs one row in kTable");
@@ -133,29 +173,13 @@ template <class Matrix>
 std::unique_ptr<SpmmPlan<Matrix>> make_spmm_plan(SpmmCandidate c) {
   KKPERM_REQUIRE(available(c), "kkperm::make_spmm_plan: candidate " << to_string(c)
                                                                     << " is not available on this build");
-  switch (c) {
-    case SpmmCandidate::c_stationary:
-    case SpmmCandidate::c_stationary_dcsr:
-    case SpmmCandidate::row_major:
-    case SpmmCandidate::row_major_dcsr:
-      return std::make_unique<OwnSpmmPlan<Matrix>>(c);
-    case SpmmCandidate::kk_native_left:
-    case SpmmCandidate::kk_native_right:
-      return std::make_unique<KkNativeSpmmPlan<Matrix>>(c);
-    case SpmmCandidate::cusparse_csr_alg1_col:
-    case SpmmCandidate::cusparse_csr_alg1_row:
-    case SpmmCandidate::cusparse_csr_alg2_col:
-    case SpmmCandidate::cusparse_csr_alg2_row:
-    case SpmmCandidate::cusparse_csr_alg3_col:
-    case SpmmCandidate::cusparse_csr_alg3_row:
+  const std::string kernel = info(c).kernel;
+  if (kernel == "c_stationary" || kernel == "row_major")
+    return std::make_unique<OwnSpmmPlan<Matrix>>(c);
+  if (kernel == "kk_native") return std::make_unique<KkNativeSpmmPlan<Matrix>>(c);
 #ifdef KKPERM_ENABLE_CUDA
-      return make_cusparse_spmm_plan<Matrix>(c);
-#else
-      break;
+  if (kernel.rfind("cusparse", 0) == 0) return make_cusparse_spmm_plan<Matrix>(c);
 #endif
-    case SpmmCandidate::count_:
-      break;
-  }
   KKPERM_THROW(std::invalid_argument, "kkperm::make_spmm_plan: no plan for " << to_string(c));
 }
 

@@ -49,6 +49,26 @@ enum class SpmmCandidate : int {
   cusparse_csr_alg2_row,  ///< cusparseSpMM CUSPARSE_SPMM_CSR_ALG2, row-major (CUDA builds)
   cusparse_csr_alg3_col,  ///< cusparseSpMM CUSPARSE_SPMM_CSR_ALG3, column-major (CUDA builds)
   cusparse_csr_alg3_row,  ///< cusparseSpMM CUSPARSE_SPMM_CSR_ALG3, row-major (CUDA builds)
+  c_stationary_plain_sort, ///< C-stationary, rows in kkperm::Permutation::plain_sort order
+  c_stationary_flipped_sort, ///< C-stationary, rows in kkperm::Permutation::flipped_sort order
+  c_stationary_lpt,      ///< C-stationary, rows in kkperm::Permutation::lpt order
+  c_stationary_warp_aware, ///< C-stationary, rows in kkperm::Permutation::warp_aware order
+  c_stationary_cta_aware, ///< C-stationary, rows in kkperm::Permutation::cta_aware order
+  c_stationary_hybrid_1, ///< C-stationary, rows in kkperm::Permutation::hybrid_1 order
+  c_stationary_hybrid_2_1, ///< C-stationary, rows in kkperm::Permutation::hybrid_2_1 order
+  c_stationary_hybrid_2_2, ///< C-stationary, rows in kkperm::Permutation::hybrid_2_2 order
+  c_stationary_hybrid_2_3, ///< C-stationary, rows in kkperm::Permutation::hybrid_2_3 order
+  c_stationary_rcm,      ///< C-stationary, rows in kkperm::Permutation::rcm order
+  row_major_plain_sort,  ///< row-major kernel, rows in kkperm::Permutation::plain_sort order
+  row_major_flipped_sort, ///< row-major kernel, rows in kkperm::Permutation::flipped_sort order
+  row_major_lpt,         ///< row-major kernel, rows in kkperm::Permutation::lpt order
+  row_major_warp_aware,  ///< row-major kernel, rows in kkperm::Permutation::warp_aware order
+  row_major_cta_aware,   ///< row-major kernel, rows in kkperm::Permutation::cta_aware order
+  row_major_hybrid_1,    ///< row-major kernel, rows in kkperm::Permutation::hybrid_1 order
+  row_major_hybrid_2_1,  ///< row-major kernel, rows in kkperm::Permutation::hybrid_2_1 order
+  row_major_hybrid_2_2,  ///< row-major kernel, rows in kkperm::Permutation::hybrid_2_2 order
+  row_major_hybrid_2_3,  ///< row-major kernel, rows in kkperm::Permutation::hybrid_2_3 order
+  row_major_rcm,         ///< row-major kernel, rows in kkperm::Permutation::rcm order
   count_                  ///< not a candidate: number of entries
 };
 

@@ -10,6 +10,7 @@
 #include "kkperm/kernels/spmm/c_stationary.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
 #include "kkperm/kernels/spmm/row_set.hpp"
+#include "kkperm/permute/build.hpp"
 #include "kkperm/select/spmm_candidates.hpp"
 
 namespace kkperm {
@@ -46,8 +47,28 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
 
  protected:
   void prepare_impl(const Matrix& A) override {
-    rs_ = kernels::spmm::build_row_set(A, perm_, info(this->candidate()).format == SpmmFormat::dcsr,
-                                       permuted_space_);
+    const auto& inf = info(this->candidate());
+    const bool dcsr = inf.format == SpmmFormat::dcsr;
+    const std::string pname = inf.permutation;
+    if (perm_.extent(0) != 0 || pname == "identity") {
+      rs_ = kernels::spmm::build_row_set(A, perm_, dcsr, permuted_space_);
+      return;
+    }
+    PermuteParams params;
+    // Rows are striped over the warps of one team: the order must use the kernel's Nw.
+    params.feature.warps_per_block = std::string(inf.kernel) == "c_stationary"
+                                         ? kernels::spmm::CStationaryConfig::warps_per_team
+                                         : kernels::spmm::RowMajorConfig::warps_per_team;
+    const Permutation kind = permutation_from_string(pname);
+    if (kind == Permutation::rcm && A.numRows() != A.numCols())
+      throw CandidateNotApplicable(this->name() + ": RCM needs a square matrix, A is " +
+                                   std::to_string(A.numRows()) + " x " +
+                                   std::to_string(A.numCols()));
+    const auto P = build_permutation(A, kind, params);
+    Kokkos::View<ordinal_type*, device_type> pd("kkperm::spmm::perm", P.perm.size());
+    Kokkos::deep_copy(pd, Kokkos::View<const ordinal_type*, Kokkos::HostSpace,
+                                       Kokkos::MemoryUnmanaged>(P.perm.data(), P.perm.size()));
+    rs_ = kernels::spmm::build_row_set(A, perm_view(pd), dcsr, permuted_space_);
   }
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
