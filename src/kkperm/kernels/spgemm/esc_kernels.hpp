@@ -125,10 +125,50 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
   }
 }
 
+/// In-place heap sort of keys[0, n) (carrying vals): O(n log n) for one-thread teams (host
+/// backends), where a bitonic network's O(n log² n) on the padded length would dominate.
+template <class K, class V>
+KOKKOS_INLINE_FUNCTION void serial_heap_sort(K* keys, V* vals, std::int64_t n, bool with_vals) {
+  auto sift = [&](std::int64_t root, std::int64_t end) {
+    while (2 * root + 1 < end) {
+      std::int64_t c = 2 * root + 1;
+      if (c + 1 < end && keys[c] < keys[c + 1]) ++c;
+      if (!(keys[root] < keys[c])) return;
+      const K tk = keys[root];
+      keys[root] = keys[c];
+      keys[c] = tk;
+      if (with_vals) {
+        const V tv = vals[root];
+        vals[root] = vals[c];
+        vals[c] = tv;
+      }
+      root = c;
+    }
+  };
+  for (std::int64_t s = n / 2 - 1; s >= 0; --s) sift(s, n);
+  for (std::int64_t e = n - 1; e > 0; --e) {
+    const K tk = keys[0];
+    keys[0] = keys[e];
+    keys[e] = tk;
+    if (with_vals) {
+      const V tv = vals[0];
+      vals[0] = vals[e];
+      vals[e] = tv;
+    }
+    sift(0, e);
+  }
+}
+
 /// Team-wide bitonic sort of keys[0, P) (P a power of two), carrying vals when with_vals.
+/// One-thread teams (host backends) heap-sort instead (same result: the padding sentinels are
+/// the largest keys and stay at the end).
 template <class Team, class K, class V>
 KOKKOS_INLINE_FUNCTION void team_bitonic_sort(const Team& team, K* keys, V* vals, std::int64_t P,
                                               bool with_vals) {
+  if (team.team_size() == 1) {
+    serial_heap_sort(keys, vals, P, with_vals);
+    return;
+  }
   for (std::int64_t size = 2; size <= P; size <<= 1) {
     for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P / 2), [&](const std::int64_t t) {

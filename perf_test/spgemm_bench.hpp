@@ -1,0 +1,97 @@
+#pragma once
+// Shared by kkperm_spgemm and kkperm_amg: time one product C = A·B for one SpGEMM candidate
+// (symbolic, first numeric, numeric-reuse median, reorder and restore reported by the plan) and
+// return one JSON record. Library logic stays in the registry; this only times and reports.
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/cli.hpp"
+#include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/timing.hpp"
+#include "kkperm/select/spgemm_candidates.hpp"
+
+namespace kkperm::perf {
+
+inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
+  kkperm::SpgemmPlanOptions o;
+  o.esc.thread_max = static_cast<std::int64_t>(opt.get_double("--esc-thread", 32));
+  o.esc.warp_max = static_cast<std::int64_t>(opt.get_double("--esc-warp", 736));
+  o.esc.team_max = static_cast<std::int64_t>(opt.get_double("--esc-team", 6144));
+  o.esc.block_team_size = static_cast<int>(opt.get_double("--esc-block-threads", 256));
+  o.guard.kk_max_row_work =
+      static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
+  o.check_reuse = !opt.has("--no-reuse-check");
+  return o;
+}
+
+inline std::vector<ExtraFlag> spgemm_extra_flags() {
+  return {{"--esc-thread", "N", "ESC one-thread bin threshold (<= 32)", "32"},
+          {"--esc-warp", "N", "ESC warp bin threshold", "736"},
+          {"--esc-team", "N", "ESC block bin threshold", "6144"},
+          {"--esc-block-threads", "N", "threads of the ESC block-bin team", "256"},
+          {"--kk-max-row-work", "N", "guard: skip KK above this max row work", "262144"},
+          {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"}};
+}
+
+/// Times `candidate` on C = A·B. `label` names the product (A2, AP, RAP...).
+template <class Matrix>
+nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const Matrix& A,
+                            const Matrix& B, const std::string& matrix, const std::string& label,
+                            const kkperm::SpgemmPlanOptions& po) {
+  nlohmann::json r;
+  r["matrix"] = matrix;
+  r["product"] = label;
+  r["candidate"] = kkperm::to_string(c);
+  r["rows"] = A.numRows();
+  r["inner"] = A.numCols();
+  r["cols"] = B.numCols();
+  r["nnz_a"] = A.nnz();
+  r["nnz_b"] = B.nnz();
+  try {
+    // warm-up plan (first-touch allocations, library handles), not timed
+    {
+      auto w = kkperm::make_spgemm_plan<Matrix>(c, po);
+      w->symbolic(A, B);
+      w->numeric(A, B);
+      r["sum_work"] = w->estimate().sum_work;
+      r["max_work"] = w->estimate().max_work;
+    }
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c, po);
+    r["symbolic_ms"] = kkperm::time_host_ms([&] { plan->symbolic(A, B); });
+    r["numeric_ms"] = kkperm::time_host_ms([&] { plan->numeric(A, B); });
+    const auto s = kkperm::time_median([&] { plan->numeric(A, B); }, opt.warmup, opt.repeat);
+    r["numeric_reuse_ms"] = s.median_ms;
+    r["numeric_reuse_min_ms"] = s.min_ms;
+    r["numeric_reuse_samples_ms"] = s.samples_ms;
+    r["clock"] = s.clock;
+    r["reorder_ms"] = plan->reorder_ms();
+    r["restore_ms"] = plan->restore_ms();
+    r["nnz_c"] = plan->C().nnz();
+    r["extra_bytes"] = plan->extra_bytes();
+    r["details"] = plan->details();
+    r["reuses_structure"] = kkperm::info(c).numeric_reuses_structure;
+    // checksum for cross-candidate agreement: Σ|c_ij| (order-insensitive up to rounding)
+    double sum = 0.0;
+    const auto vals = plan->C().values;
+    Kokkos::parallel_reduce(
+        "kkperm::perf::spgemm_checksum",
+        Kokkos::RangePolicy<typename Matrix::execution_space>(0, vals.extent(0)),
+        KOKKOS_LAMBDA(const std::int64_t k, double& a) {
+          a += Kokkos::Experimental::fabs(static_cast<double>(vals(k)));
+        },
+        sum);
+    r["abs_sum_c"] = sum;
+    r["status"] = "ok";
+  } catch (const kkperm::CandidateNotApplicable& e) {
+    r["status"] = "skipped";
+    r["reason"] = e.what();
+  } catch (const std::exception& e) {
+    r["status"] = "error";
+    r["reason"] = e.what();
+  }
+  return r;
+}
+
+}  // namespace kkperm::perf
