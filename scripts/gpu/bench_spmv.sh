@@ -5,9 +5,12 @@
 #
 # Usage (GPU host, repo root, after scripts/gpu/pack_for_gpu.sh shipped .carry/kkperm-gpu):
 #   bash scripts/gpu/bench_spmv.sh [PART] [-- extra kkperm_spmv flags]
-#   PART: gen1 | gen2 | gen3 | real | all (default all). Each part is sized to finish well
-#   under 10 minutes on an H100/H200, so a device tool with a per-command limit can run them
-#   one by one; results of each part go to $OUT/spmv_<part>.{json,csv,log}.
+#   PART: gen1 | gen2 | gen3 | real | all (default all), or the half parts gen1a gen1b gen2a
+#   gen2b gen3a gen3b (4 matrices each). Each part is meant to finish under 10 minutes on an
+#   H100/H200 (the half parts exist because the row-permuted candidates lengthen prep), so a
+#   device tool with a per-command limit can run them one by one; results of each part go to
+#   $OUT/spmv_<part>.{json,csv,log}; afterwards $OUT/spmv_summary.md + spmv_speedups.png
+#   summarize every spmv_*.json in $OUT (tools/train/summarize_spmv.py).
 # Environment: OUT (default ./gpu-out), KKPERM_SPMV (binary; default .carry/kkperm-gpu/perf/
 #   kkperm_spmv, else build-cuda/perf_test/kkperm_spmv), KKPERM_MATRICES (folder holding real/),
 #   REPEAT (default 20), WARMUP (default 5), PRECISION (f64|f32|both, default f64).
@@ -85,14 +88,37 @@ run_part() {  # name, then --gen/--amtx arguments
 
 gen_args() { local a=(); for s in "$@"; do a+=(--gen "$s"); done; printf '%s\0' "${a[@]}"; }
 rc=0
-for p in gen1 gen2 gen3 real; do
-  [[ "$PART" != all && "$PART" != "$p" ]] && continue
+# Half parts (4 matrices each) for when a whole part would not fit one device call: the 24
+# row-permuted candidates add permutation builds (windowed Hamming greedies on the device,
+# LPT/RCM partly on the host) to every matrix's prep.
+PARTS=(gen1 gen2 gen3 real)
+case "$PART" in all) ;; *) PARTS=("$PART") ;; esac
+for p in "${PARTS[@]}"; do
   case $p in
     gen1) mapfile -d '' A < <(gen_args "${GEN1[@]}") ;;
     gen2) mapfile -d '' A < <(gen_args "${GEN2[@]}") ;;
     gen3) mapfile -d '' A < <(gen_args "${GEN3[@]}") ;;
+    gen1a) mapfile -d '' A < <(gen_args "${GEN1[@]:0:4}") ;;
+    gen1b) mapfile -d '' A < <(gen_args "${GEN1[@]:4:4}") ;;
+    gen2a) mapfile -d '' A < <(gen_args "${GEN2[@]:0:4}") ;;
+    gen2b) mapfile -d '' A < <(gen_args "${GEN2[@]:4:4}") ;;
+    gen3a) mapfile -d '' A < <(gen_args "${GEN3[@]:0:4}") ;;
+    gen3b) mapfile -d '' A < <(gen_args "${GEN3[@]:4:4}") ;;
     real) A=(--amtx "$R") ;;  # complex / unreadable files are recorded as errors, run goes on
+    *) echo "ERROR: unknown part '$p' (gen1|gen2|gen3|gen1a..gen3b|real|all)" >&2; exit 2 ;;
   esac
   run_part "$p" "${A[@]}" || rc=1
 done
+# Tables + box plot over every part present so far (python3 + numpy + matplotlib).
+PY=""
+for c in /usr/bin/python3 python3; do
+  [[ -z "$PY" ]] && "$c" -c 'import numpy, matplotlib' >/dev/null 2>&1 && PY=$c
+done
+if [[ -n "$PY" ]] && compgen -G "$OUT/spmv_*.json" >/dev/null; then
+  "$PY" "$REPO_ROOT/tools/train/summarize_spmv.py" "$OUT"/spmv_*.json \
+    --out-md "$OUT/spmv_summary.md" --out-png "$OUT/spmv_speedups.png" \
+    --out-json "$OUT/summary_spmv_stats.json" || echo "WARNING: summarize_spmv.py failed" >&2
+else
+  echo "NOTE: no python3 with numpy+matplotlib here: run tools/train/summarize_spmv.py on the JSONs later"
+fi
 exit $rc
