@@ -49,6 +49,9 @@ done
 case "$PREFIX" in "$REPO_ROOT"|"$REPO_ROOT"/*) kkperm_die "--prefix must lie outside the clone ($REPO_ROOT)";; esac
 
 export PATH="$PATH:/usr/local/cuda/bin"
+for tool in tar patch cmake sha256sum; do
+  command -v "$tool" >/dev/null 2>&1 || kkperm_die "'$tool' not found (scripts/install_deps.sh installs build-essential and cmake)"
+done
 PATCH_DIR="$REPO_ROOT/cmake/patches"
 mapfile -t PATCHES < <(find "$PATCH_DIR" -maxdepth 1 -name '*.patch' | LC_ALL=C sort)
 [[ ${#PATCHES[@]} -gt 0 ]] || kkperm_die "no patches found in $PATCH_DIR"
@@ -90,6 +93,7 @@ if [[ -f "$DL_DIR/$TRILINOS_ORIG" ]] && echo "$TRILINOS_ORIG_SHA256  $DL_DIR/$TR
   kkperm_log "download: reusing $DL_DIR/$TRILINOS_ORIG"
 else
   kkperm_log "download: trilinos $TRILINOS_VERSION source from $DEBIAN_MIRROR (bookworm) via apt-get source"
+  command -v apt-get >/dev/null 2>&1 || kkperm_die "apt-get not found and $DL_DIR/$TRILINOS_ORIG not cached"
   APT_TMP=$(mktemp -d)
   trap 'rm -rf "$APT_TMP"' EXIT
   mkdir -p "$APT_TMP/lists/partial" "$APT_TMP/archives/partial" "$APT_TMP/cache"
