@@ -391,6 +391,10 @@ void csr_merge(V alpha, const RowMap& row_map, const Entries& entries, const Val
  * each row ending inside it and stores the unfinished row's partial as a carry-out. Kernel 3
  * (fix-up) atomically adds alpha*carry into those rows. Every row ends in exactly one piece,
  * so beta is applied exactly once and empty rows are handled without a separate pass.
+ * Still one thread per piece (not warp-cooperative): Merrill & Garland's CUDA version gets its
+ * coalescing from staging a whole CTA's path segment in shared memory, a rewrite of its own;
+ * csr_merge above is the warp-staged equal-nnz variant, so the two together cover "merge with
+ * coalesced loads" and "exact merge path" until the GPU numbers say merge path needs it.
  */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
           class CoordView, class CarryRow, class CarryVal, class V>
