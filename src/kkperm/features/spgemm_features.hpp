@@ -38,7 +38,8 @@ struct SpgemmFeatureParams {
   void check(const char* who) const {
     KKPERM_REQUIRE(thread_max >= 0 && thread_max <= warp_max && warp_max <= team_max,
                    who << ": bin thresholds must satisfy 0 <= thread_max <= warp_max <= team_max");
-    KKPERM_REQUIRE(sample_rows >= 1, who << ": sample_rows must be >= 1, got " << sample_rows);
+    KKPERM_REQUIRE(sample_rows >= 1 && sample_rows <= (std::int64_t(1) << 31),
+                   who << ": sample_rows must be in [1, 2^31], got " << sample_rows);
   }
 };
 
@@ -62,8 +63,9 @@ inline FeatureVector make_spgemm_vector(const IntStat& w, const std::int64_t bin
   return f;
 }
 
-inline std::int64_t sample_row(std::int64_t s, std::int64_t n, std::int64_t S) {
-  return static_cast<std::int64_t>((static_cast<__int128>(s) * n) / S);
+/// i_s = ⌊s·n/S⌋; s < S ≤ 2^31 and n < 2^31 keep s·n below 2^62 (exact in int64, device-safe).
+KOKKOS_INLINE_FUNCTION std::int64_t sample_row(std::int64_t s, std::int64_t n, std::int64_t S) {
+  return (s * n) / S;
 }
 }  // namespace detail
 
