@@ -14,7 +14,10 @@
 # runtime libraries (libcudart, libcusparse) plus the driver's libcuda on the GPU host.
 #
 # Usage: scripts/gpu/pack_for_gpu.sh [--build-dir DIR] [--jobs N] [--with-dep-sources] [--no-build]
-#                                    [--max-mib N]
+#                                    [--max-mib N] [--tests REGEX] [--perf REGEX]
+#   --tests/--perf REGEX  pack only the test executables / perf tools whose names match (bash
+#                         regex; --perf '^$' packs none): when everything does not fit in one
+#                         carry, split the GPU run into several packs.
 # Then on the GPU host (repo root):  bash .carry/kkperm-gpu/run_tests_gpu.sh
 set -euo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -23,6 +26,8 @@ JOBS=${KKPERM_JOBS:-2}
 WITH_DEP_SOURCES=0
 DO_BUILD=1
 MAX_MIB=60
+TESTS_RE=""
+PERF_RE=""
 MATRICES_SRC=${KKPERM_SHARED_MATRICES:-$REPO_ROOT/../shared/matrices}
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -31,7 +36,9 @@ while [[ $# -gt 0 ]]; do
     --with-dep-sources) WITH_DEP_SOURCES=1; shift ;;
     --no-build) DO_BUILD=0; shift ;;
     --max-mib) MAX_MIB=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --tests) TESTS_RE=$2; shift 2 ;;
+    --perf) PERF_RE=$2; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "ERROR: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,7 +60,13 @@ mkdir -p "$DEST/tests" "$DEST/perf" "$DEST/matrices"
 # so nothing built is forgotten).
 mapfile -t test_exes < <(find "$BUILD_DIR/tests" -maxdepth 2 -type f -name 'kkperm_test_*' -perm -u+x | sort)
 mapfile -t perf_exes < <(find "$BUILD_DIR/perf_test" -maxdepth 1 -type f -name 'kkperm_*' -perm -u+x | sort)
-[[ ${#test_exes[@]} -gt 0 ]] || die "no test executables under $BUILD_DIR/tests"
+select_re() {  # select_re REGEX NAME...: the paths whose basename matches
+  local re=$1; shift; local f
+  for f in "$@"; do if [[ -z "$re" || "${f##*/}" =~ $re ]]; then echo "$f"; fi; done
+}
+mapfile -t test_exes < <(select_re "$TESTS_RE" "${test_exes[@]}")
+mapfile -t perf_exes < <(select_re "$PERF_RE" "${perf_exes[@]}")
+[[ ${#test_exes[@]} -gt 0 ]] || die "no test executables under $BUILD_DIR/tests${TESTS_RE:+ matching '$TESTS_RE'}"
 for f in "${test_exes[@]}"; do cp "$f" "$DEST/tests/"; done
 for f in "${perf_exes[@]}"; do cp "$f" "$DEST/perf/"; done
 # Host symbols only; the sm_90 fatbins live in data sections and are kept.
