@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   const auto po = kkperm::perf::spgemm_options_from(opt);
   kkperm::perf::ResultWriter out(opt, tool);
   out.set_meta("device", kkperm::perf::device_name());
+  kkperm::perf::set_guard_meta(out, po);
   int failures = 0;
   for (std::size_t i = 0; i < opt.sources.size(); ++i) {
     const auto& src = opt.sources[i];

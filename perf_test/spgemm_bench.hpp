@@ -3,6 +3,7 @@
 // (symbolic, first numeric, numeric-reuse median, reorder and restore reported by the plan) and
 // return one JSON record. Library logic stays in the registry; this only times and reports.
 #include <cmath>
+#include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +21,20 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_max = static_cast<std::int64_t>(opt.get_double("--esc-warp", 736));
   o.esc.team_max = static_cast<std::int64_t>(opt.get_double("--esc-team", 6144));
   o.esc.block_team_size = static_cast<int>(opt.get_double("--esc-block-threads", 256));
+  o.esc.global_team_size = static_cast<int>(opt.get_double("--esc-global-threads", 512));
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
   return o;
+}
+
+/// Metadata every SpGEMM perf result carries: the guard limit in force and where it comes from.
+template <class Writer>
+void set_guard_meta(Writer& out, const kkperm::SpgemmPlanOptions& po) {
+  out.set_meta("kk_max_row_work", po.guard.kk_max_row_work);
+  out.set_meta("kk_max_row_work_origin", kkperm::kk_guard_origin());
+  std::cerr << "note: KK runaway guard kk_max_row_work = " << po.guard.kk_max_row_work << " ("
+            << kkperm::kk_guard_origin() << ")\n";
 }
 
 inline std::vector<ExtraFlag> spgemm_extra_flags() {
@@ -31,7 +42,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-warp", "N", "ESC warp bin threshold", "736"},
           {"--esc-team", "N", "ESC block bin threshold", "6144"},
           {"--esc-block-threads", "N", "threads of the ESC block-bin team", "256"},
-          {"--kk-max-row-work", "N", "guard: skip KK above this max row work", "262144"},
+          {"--esc-global-threads", "N",
+           "threads per ESC global-bin row (clamped to the kernel's team_size_max)", "512"},
+          {"--kk-max-row-work", "N",
+           "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
+           "262144"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"}};
 }
 

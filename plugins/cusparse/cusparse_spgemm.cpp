@@ -4,6 +4,7 @@
 #include <cusparse.h>
 
 #include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "kkperm/core/cuda_check.hpp"
@@ -122,7 +123,9 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
   }
 
   static buffer_view alloc(std::size_t bytes, const char* label) {
-    return buffer_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes ? bytes : 1);
+    // std::string: a raw `const char*` in view_alloc would be taken as a pointer to wrap.
+    return buffer_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                       bytes ? bytes : 1);
   }
 
   /// workEstimation → (estimateMemory) → compute → getSize → copy. first: allocates C.

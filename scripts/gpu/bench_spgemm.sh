@@ -4,13 +4,27 @@
 # re-setup (kkperm_amg) — one device, JSON + CSV + log under $OUT.
 #
 # Usage (GPU host, repo root, after scripts/gpu/pack_for_gpu.sh shipped .carry/kkperm-gpu):
-#   bash scripts/gpu/bench_spgemm.sh [PART] [-- extra flags for both tools]
-#   PART: stencil | mesh | graph | amg | all (default all). Each part is sized to stay under
-#   10 minutes on an H100/H200 (guard skips runaway candidates with a reason; a power-law A² in
-#   KK 3.4 is the known runaway). Results: $OUT/spgemm_<part>.{json,csv,log}.
+#   bash scripts/gpu/bench_spgemm.sh [PART] [-- extra flags for the tools]
+#   PART: smoke | stencil | mesh | graph | amg | all (default all; `all` does NOT fit one 10-min
+#   device command — run the parts as separate commands).
+#
+# Time per part. Every tool run (one matrix) has its own hard timeout PER_RUN (default 150 s), so
+# a runaway candidate costs at most that run, never the part; a part has at most 3 runs, so its
+# hard cap is 3 x 150 s + start-up < 8 min. Expected times below are ESTIMATES from the sizes
+# (products Σ F_i, nnz(C)) at REPEAT=5/WARMUP=1 — not yet measured on an H100/H200:
+#   smoke    ~1 min   small 2D/3D stencils + one real graph: every candidate runs, checksums agree
+#   stencil  ~3-5 min laplace2d5 1000², laplace3d7 100³ (1M rows), laplace3d27 64³ (2.6e5 rows)
+#   mesh     ~2-4 min FE-like meshes: Kronecker expansions of 4elt / airfoil1 to 4e6 nnz, banded
+#   graph    ~3-6 min A² only: power-law 200k, Kronecker of PGPgiantcompo, power-law 1M last
+#            (the 1M power-law A² is the known KK 3.4 runaway: the guard should skip KK with a
+#            reason; if it does not, PER_RUN ends that run and the log says "timeout")
+#   amg      ~3-5 min kkperm_amg (SA setup + RAP setup + numeric re-setup) on 3 matrices
+# Results: $OUT/spgemm_<part>_<k>.{json,csv,log} (k = run index in the part) and
+#   $OUT/spgemm_<part>.log (part log with nvidia-smi and each run's exit status / elapsed s).
 # Environment: OUT (default ./gpu-out), KKPERM_SPGEMM / KKPERM_AMG (binaries; default
 #   .carry/kkperm-gpu/perf/, else build-cuda/perf_test/), KKPERM_MATRICES (folder holding real/),
-#   REPEAT (default 10), WARMUP (default 2).
+#   REPEAT (default 5), WARMUP (default 1), PER_RUN (seconds, default 150).
+# Exit status: 0 when every run of the part exited 0; 1 otherwise (timeouts, errors).
 set -uo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${OUT:-$PWD/gpu-out}
@@ -18,8 +32,17 @@ PART=${1:-all}
 [[ $# -gt 0 ]] && shift
 [[ "${1:-}" == "--" ]] && shift
 EXTRA=("$@")
-REPEAT=${REPEAT:-10}
-WARMUP=${WARMUP:-2}
+REPEAT=${REPEAT:-5}
+WARMUP=${WARMUP:-1}
+PER_RUN=${PER_RUN:-150}
+case "$PART" in smoke|stencil|mesh|graph|amg|all) ;; -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+  *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|all)" >&2; exit 2 ;; esac
+
+# CUDA runtime libraries (libcusparse, libcudart) of the GPU image.
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/targets/sbsa-linux/lib; do
+  [[ -d "$d" ]] && LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+export LD_LIBRARY_PATH
 
 find_bin() {  # tool name, env override
   local tool=$1 over=$2 b=""
@@ -43,47 +66,76 @@ done
 R=$MAT/real
 mkdir -p "$OUT"
 
-# ESC paper set (Dalton/Olson/Bell 2015): 2D FD 5-pt, FE 9-pt, 3D FD 7-pt, FE 27-pt (~1M rows),
-# unstructured FE-like meshes (Kronecker expansions of real 2D/3D mesh patterns), graph-like.
+# ESC paper set (Dalton/Olson/Bell 2015): 2D FD 5-pt, 3D FD 7-pt (~1M rows), 3D FE 27-pt (reduced
+# to 2.6e5 rows so A² — 729 products/row — stays within the part's time), unstructured FE-like
+# meshes (Kronecker expansions of real 2D mesh patterns), graph-like.
+SMOKE=(
+  "laplace2d5:nx=200,ny=200"
+  "laplace3d27:nx=20"
+  "file:$R/PGPgiantcompo.mtx.gz"
+)
 STENCIL=(
   "laplace2d5:nx=1000,ny=1000"        # 1.0e6 rows, 5.0e6 nnz
-  "laplace2d9:nx=1000,ny=1000"        # 1.0e6 rows, 9.0e6 nnz
   "laplace3d7:nx=100"                 # 1.0e6 rows, 6.9e6 nnz
-  "laplace3d27:nx=100"                # 1.0e6 rows, 2.6e7 nnz
+  "laplace3d27:nx=64"                 # 2.6e5 rows, 6.9e6 nnz; A²: 1.9e8 products
 )
 MESH=(
-  "kron:file=$R/4elt.mtx.gz,nnz=8e6,seed=16"                      # 2D FEM mesh pattern
-  "kron:file=$R/airfoil1.mtx.gz,nnz=8e6,block=4,density=0.3,seed=19" # airfoil mesh
-  "banded:n=1000000,lower=40,fill=0.2,seed=9"                     # irregular banded, mesh-like
+  "kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"                        # 2D FEM mesh pattern
+  "kron:file=$R/airfoil1.mtx.gz,nnz=4e6,block=4,density=0.3,seed=19" # airfoil mesh
+  "banded:n=500000,lower=20,fill=0.3,seed=9"                        # irregular banded, mesh-like
 )
 GRAPH=(
-  "powerlaw:n=1000000,deg=8,gamma=2.5,seed=6"   # graph-like; KK A² is the known runaway (guard)
   "powerlaw:n=200000,deg=16,gamma=2.1,seed=5"
   "kron:file=$R/PGPgiantcompo.mtx.gz,nnz=4e6,seed=17"
+  "powerlaw:n=1000000,deg=8,gamma=2.5,seed=6"   # last: KK A² is the known runaway (guard)
+)
+AMGSET=(
+  "laplace2d5:nx=1000,ny=1000"
+  "laplace3d27:nx=64"
+  "kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"
 )
 
-run_tool() {  # part name, binary, then args
-  local name=$1 bin=$2; shift 2
+PART_RC=0
+run_one() {  # part, index, binary, then tool args (one matrix)
+  local part=$1 k=$2 bin=$3; shift 3
+  local base="$OUT/spgemm_${part}_$k"
   local cmd=("$bin" "$@" --repeat "$REPEAT" --warmup "$WARMUP"
-             --json "$OUT/spgemm_$name.json" --csv "$OUT/spgemm_$name.csv" "${EXTRA[@]}")
-  echo "== part $name: ${cmd[*]}" | tee "$OUT/spgemm_$name.log"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
-    --format=csv >> "$OUT/spgemm_$name.log" 2>&1 || true
-  timeout 590 "${cmd[@]}" >> "$OUT/spgemm_$name.log" 2>&1
+             --json "$base.json" --csv "$base.csv" "${EXTRA[@]}")
+  echo "== $part/$k: timeout $PER_RUN ${cmd[*]}" | tee -a "$OUT/spgemm_$part.log" > "$base.log"
+  local t0=$SECONDS
+  timeout --kill-after=10 "$PER_RUN" "${cmd[@]}" >> "$base.log" 2>&1
   local rc=$?
-  echo "== part $name exit $rc" | tee -a "$OUT/spgemm_$name.log"
-  return $rc
+  local what="exit $rc"
+  [[ $rc -eq 124 || $rc -eq 137 ]] && what="TIMEOUT after ${PER_RUN}s (rc $rc)"
+  echo "== $part/$k: $what, $((SECONDS - t0)) s" | tee -a "$OUT/spgemm_$part.log" >> "$base.log"
+  [[ $rc -eq 0 ]] || PART_RC=1
 }
-gen_args() { local a=(); for s in "$@"; do a+=(--gen "$s"); done; printf '%s\0' "${a[@]}"; }
+run_part() {  # part, binary, extra tool flags..., '--', gen specs...
+  local part=$1 bin=$2; shift 2
+  local flags=()
+  while [[ $# -gt 0 && "$1" != "--" ]]; do flags+=("$1"); shift; done
+  shift
+  : > "$OUT/spgemm_$part.log"
+  echo "== part $part: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN=$PER_RUN" >> "$OUT/spgemm_$part.log"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv >> "$OUT/spgemm_$part.log" 2>&1 || true
+  local t0=$SECONDS k=0 s
+  for s in "$@"; do
+    if [[ "$s" == file:* ]]; then run_one "$part" "$k" "$bin" "${flags[@]}" --amtx "${s#file:}"
+    else run_one "$part" "$k" "$bin" "${flags[@]}" --gen "$s"; fi
+    k=$((k + 1))
+  done
+  echo "== part $part done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_$part.log"
+}
 
-rc=0
-for p in stencil mesh graph amg; do
+for p in smoke stencil mesh graph amg; do
   [[ "$PART" != all && "$PART" != "$p" ]] && continue
   case $p in
-    stencil) mapfile -d '' A < <(gen_args "${STENCIL[@]}"); run_tool "$p" "$SPGEMM" "${A[@]}" || rc=1 ;;
-    mesh)    mapfile -d '' A < <(gen_args "${MESH[@]}");    run_tool "$p" "$SPGEMM" "${A[@]}" || rc=1 ;;
-    graph)   mapfile -d '' A < <(gen_args "${GRAPH[@]}");   run_tool "$p" "$SPGEMM" --products A2 "${A[@]}" || rc=1 ;;
-    amg)     mapfile -d '' A < <(gen_args "${STENCIL[@]}" "${MESH[@]}"); run_tool "$p" "$AMG" "${A[@]}" || rc=1 ;;
+    smoke)   run_part "$p" "$SPGEMM" -- "${SMOKE[@]}" ;;
+    stencil) run_part "$p" "$SPGEMM" -- "${STENCIL[@]}" ;;
+    mesh)    run_part "$p" "$SPGEMM" -- "${MESH[@]}" ;;
+    graph)   run_part "$p" "$SPGEMM" --products A2 -- "${GRAPH[@]}" ;;
+    amg)     run_part "$p" "$AMG" -- "${AMGSET[@]}" ;;
   esac
 done
-exit $rc
+exit $PART_RC

@@ -310,3 +310,29 @@ TEST(EscSpgemm, RealMatricesSquareAndWithTransposeMatchReference) {
   ::testing::Test::RecordProperty("real_matrices_checked", std::to_string(checked));
   EXPECT_GT(checked, 10);
 }
+
+// The flip bitonic network the CUDA global bin sorts with (team_sort_n): host backends heap-sort
+// instead, so the network itself is checked here by running its comparators step by step exactly
+// as a team would (every comparator of a step, then the next step), on random lengths that are
+// and are not powers of two, with duplicates, carrying values.
+TEST(EscSpgemm, FlipBitonicNetworkSortsAnyLength) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (std::int64_t n : {0, 1, 2, 3, 5, 7, 8, 9, 31, 64, 100, 127, 129, 1000, 4097}) {
+    std::vector<int> keys(static_cast<std::size_t>(n));
+    for (auto& k : keys) k = static_cast<int>(rng() % static_cast<std::uint64_t>(n / 2 + 1));
+    std::vector<int> vals(keys.size());
+    for (std::size_t t = 0; t < vals.size(); ++t) vals[t] = keys[t] * 7 + 3;  // tied to its key
+    auto expect = keys;
+    std::sort(expect.begin(), expect.end());
+    const std::int64_t P = kkperm::spgemm::esc_impl::next_pow2(n > 0 ? n : 1);
+    for (std::int64_t size = 2; size <= P; size <<= 1)
+      for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1)
+        for (std::int64_t t = 0; t < P / 2; ++t)
+          kkperm::spgemm::esc_impl::flip_bitonic_step(keys.data(), vals.data(), n, size, stride, t,
+                                                      true);
+    EXPECT_EQ(keys, expect) << "n = " << n;
+    for (std::size_t t = 0; t < vals.size(); ++t) ASSERT_EQ(vals[t], keys[t] * 7 + 3) << "n = " << n;
+  }
+}

@@ -165,9 +165,9 @@ std::string spgemm_guard_reason(SpgemmCandidate c, const SpgemmWorkEstimate& e,
     case SpgemmCandidate::kk_spgemm_kk:
     case SpgemmCandidate::kk_spgemm_kk_memory:
       if (e.max_work > lim.kk_max_row_work) {
-        os << "max row work " << e.max_work << " > " << lim.kk_max_row_work
-           << " (KK 3.4 did not finish A^2 of a 1M-row power-law matrix in 7 min on an H200; "
-              "rows this heavy are treated as that regime)";
+        os << "max row work " << e.max_work << " > kk_max_row_work " << lim.kk_max_row_work
+           << " (runaway guard; the limit is a GUESS, not measured: KK 3.4 did not finish A^2 of "
+              "a 1M-row power-law matrix in 7 min on an H200; raise with --kk-max-row-work)";
         return os.str();
       }
       if (e.sum_work > int_max) {

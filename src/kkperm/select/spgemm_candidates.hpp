@@ -94,14 +94,25 @@ SpgemmWorkEstimate estimate_spgemm_work(const Matrix& A, const Matrix& B) {
  * measurement.
  */
 struct SpgemmGuardLimits {
-  /// KK 3.4 SPGEMM_KK / KK_MEMORY: A² of a 1M-row power-law matrix did not finish in 7 minutes on
-  /// an H200 (team observation; its max row work was far above this). Rows beyond this work are
-  /// treated as that regime until a sweep (perf_test/kkperm_spgemm on power_law) pins the limit.
+  /// KK 3.4 SPGEMM_KK / KK_MEMORY runaway guard. THE VALUE 2^18 IS A GUESS, NOT A MEASUREMENT:
+  /// the only observation is that KK 3.4 did not finish A² of a 1M-row power-law matrix in
+  /// 7 minutes on an H200 (team observation; that matrix's max row work was not recorded).
+  /// Nothing says where between "finishes" and "runs away" the threshold lies, nor that max row
+  /// work is the right predictor. Pin it with a sweep (perf_test/kkperm_spgemm --gen powerlaw:...
+  /// --candidates kk_spgemm_kk --kk-max-row-work 1e12 under a timeout, growing n) and record
+  /// the measurement here; kk_guard_origin() is reported with every perf result until then.
   std::int64_t kk_max_row_work = std::int64_t(1) << 18;
   /// Device memory the guard may plan with; 0: query the device (CUDA) / unlimited (host).
   std::size_t device_bytes = 0;
   double memory_fraction = 0.8;  ///< of device_bytes usable by one product's temporaries
 };
+
+/// Where the KK guard limit comes from, for perf output next to the value ("guess" until a
+/// measurement replaces the default).
+inline const char* kk_guard_origin() {
+  return "guess: not measured; only known point is KK 3.4 A^2 of a 1M-row power-law matrix "
+         "not finishing in 7 min on an H200 (max row work unrecorded)";
+}
 
 /// Device memory in bytes (cudaMemGetInfo total on CUDA builds; 0 = unknown on host builds).
 std::size_t device_memory_bytes();

@@ -37,6 +37,28 @@ int team_size_for(int requested) {
   else return requested;
 }
 
+/// Team size for `functor` on Exec: `requested` clamped to what Kokkos allows for this functor
+/// (registers, the level-0 scratch `scratch0` per team) — on CUDA a 512-thread request can exceed
+/// TeamPolicy::team_size_max for a register-heavy kernel, which Kokkos would reject at launch.
+/// Host backends: 1.
+template <class Exec, class Functor>
+int fit_team_size(int requested, const Functor& functor, std::size_t scratch0) {
+  if constexpr (is_host_exec<Exec>()) {
+    (void)requested;
+    (void)functor;
+    (void)scratch0;
+    return 1;
+  } else {
+    Kokkos::TeamPolicy<Exec> probe(1, 1);
+    if (scratch0 > 0) probe.set_scratch_size(0, Kokkos::PerTeam(scratch0));
+    const int mx = probe.team_size_max(functor, Kokkos::ParallelForTag());
+    return requested < mx ? requested : (mx > 0 ? mx : 1);
+  }
+}
+
+/// Slots of the open-addressing table of one global-bin row with F products (load <= 0.8).
+inline std::int64_t hash_slots(std::int64_t F) { return next_pow2(F + (F >> 2) + 1); }
+
 /// Order-independent 64-bit hash of a CRS structure (dims, row_map, entries), used to check
 /// that numeric reuse receives the matrices the symbolic phase saw.
 template <class Exec, class RowMap, class Entries>
@@ -191,6 +213,56 @@ KOKKOS_INLINE_FUNCTION void team_bitonic_sort(const Team& team, K* keys, V* vals
   }
 }
 
+/// One compare-exchange of the all-ascending ("flip") bitonic network on keys[0, n), padded
+/// virtually with +inf to a power of two: comparator t of the step (size, stride); stride ==
+/// size/2 is the flip step (i against the mirror of i in its size-block), smaller strides are
+/// half-cleaners. A comparator whose upper element lies beyond n never swaps (+inf is in order),
+/// so no padding is stored. Run t over [0, next_pow2(n)/2) per step, barrier between steps.
+template <class K, class V>
+KOKKOS_INLINE_FUNCTION void flip_bitonic_step(K* keys, V* vals, std::int64_t n, std::int64_t size,
+                                              std::int64_t stride, std::int64_t t,
+                                              bool with_vals) {
+  std::int64_t i, j;
+  if (stride == (size >> 1)) {
+    const std::int64_t blk = t / stride, off = t - blk * stride;
+    i = blk * size + off;
+    j = blk * size + size - 1 - off;
+  } else {
+    i = 2 * t - (t & (stride - 1));
+    j = i + stride;
+  }
+  if (j < n && keys[j] < keys[i]) {
+    const K tk = keys[i];
+    keys[i] = keys[j];
+    keys[j] = tk;
+    if (with_vals) {
+      const V tv = vals[i];
+      vals[i] = vals[j];
+      vals[j] = tv;
+    }
+  }
+}
+
+/// Team-wide sort of keys[0, n) for any n (flip bitonic network, no padding storage); one-thread
+/// teams heap-sort. Works on scratch or global memory (team barriers order the steps).
+template <class Team, class K, class V>
+KOKKOS_INLINE_FUNCTION void team_sort_n(const Team& team, K* keys, V* vals, std::int64_t n,
+                                        bool with_vals) {
+  if (team.team_size() == 1) {
+    serial_heap_sort(keys, vals, n, with_vals);
+    return;
+  }
+  const std::int64_t P = next_pow2_dev(n > 0 ? n : 1);
+  for (std::int64_t size = 2; size <= P; size <<= 1) {
+    for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P / 2), [&](const std::int64_t t) {
+        flip_bitonic_step(keys, vals, n, size, stride, t, with_vals);
+      });
+      team.team_barrier();
+    }
+  }
+}
+
 /// Position of column c in the sorted range ent[b, e), or -1.
 template <class Ent, class O>
 KOKKOS_INLINE_FUNCTION std::int64_t find_col(const Ent& ent, std::int64_t b, std::int64_t e, O c) {
@@ -204,7 +276,8 @@ KOKKOS_INLINE_FUNCTION std::int64_t find_col(const Ent& ent, std::int64_t b, std
 }
 
 /// Largest k in [0, ka) with pre[k] <= t (pre non-decreasing, pre[ka] > t).
-KOKKOS_INLINE_FUNCTION std::int64_t find_segment(const int* pre, std::int64_t ka, std::int64_t t) {
+template <class Pre>
+KOKKOS_INLINE_FUNCTION std::int64_t find_segment(const Pre* pre, std::int64_t ka, std::int64_t t) {
   std::int64_t lo = 0, hi = ka - 1;
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
@@ -233,6 +306,74 @@ struct EscArgs {
   bool direct = true;  ///< destination row of position p: perm(p) if direct, else p
   bool drop = false;
 };
+
+/// Level-0 scratch bytes of the tiled product loop below for a team of `team_size` threads.
+inline std::size_t tiled_scratch_bytes(int team_size) {
+  return static_cast<std::size_t>(team_size + 1) * sizeof(std::int64_t) + 128;
+}
+
+/// Calls body(pa, q) -> std::int64_t for every product a(pa)·b(q) of A's row [a0, a0+ka), the
+/// products flattened across the team: A's row is taken in tiles of team_size entries, an
+/// inclusive scan of their B-row lengths goes to pre[0..tile] (team scratch, team_size+1 int64),
+/// and thread t of the tile's products finds its A entry by binary search. Every thread gets an
+/// equal share of products and consecutive threads read consecutive entries of B (coalesced),
+/// unlike one thread per A entry. Returns the team-wide sum of body's results.
+template <class Team, class Args, class Body>
+KOKKOS_INLINE_FUNCTION std::int64_t for_each_product_tiled(const Team& team, const Args& g,
+                                                           std::int64_t a0, std::int64_t ka,
+                                                           std::int64_t* pre, const Body& body) {
+  const std::int64_t T = team.team_size();
+  std::int64_t total = 0;
+  for (std::int64_t s0 = 0; s0 < ka; s0 += T) {
+    const std::int64_t sn = ka - s0 < T ? ka - s0 : T;
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, sn),
+                          [&](const std::int64_t t, std::int64_t& upd, const bool final) {
+                            const auto k = g.entA(a0 + s0 + t);
+                            const std::int64_t len =
+                                static_cast<std::int64_t>(g.rowB(k + 1) - g.rowB(k));
+                            if (final) {
+                              pre[t + 1] = upd + len;
+                              if (t == 0) pre[0] = 0;
+                            }
+                            upd += len;
+                          });
+    team.team_barrier();
+    const std::int64_t products = pre[sn];
+    std::int64_t part = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, products),
+        [&](const std::int64_t t, std::int64_t& acc) {
+          const std::int64_t s = find_segment(pre, sn, t);
+          const std::int64_t pa = a0 + s0 + s;
+          const auto k = g.entA(pa);
+          acc += body(pa, static_cast<std::int64_t>(g.rowB(k)) + (t - pre[s]));
+        },
+        part);
+    total += part;
+    team.team_barrier();  // pre is rewritten by the next tile
+  }
+  return total;
+}
+
+/// Multiplicative hash of a column into [0, H), H a power of two.
+KOKKOS_INLINE_FUNCTION std::int64_t hash_col(std::int64_t c, std::int64_t H) {
+  std::uint64_t h = static_cast<std::uint64_t>(c) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  return static_cast<std::int64_t>(h & static_cast<std::uint64_t>(H - 1));
+}
+
+/// Inserts column c into the open-addressing table keys[0, H) (empty slots hold `empty`,
+/// linear probing, atomic CAS); 1 when this call inserted it, 0 when it was already there.
+template <class O>
+KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O empty) {
+  std::int64_t h = hash_col(static_cast<std::int64_t>(c), H);
+  while (true) {
+    const O prev = Kokkos::atomic_compare_exchange(&keys[h], empty, c);
+    if (prev == empty) return 1;
+    if (prev == c) return 0;
+    h = (h + 1) & (H - 1);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Symbolic: count (fill == false) or write sorted unique columns (fill == true).
@@ -364,12 +505,8 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
                             static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 3 * 128;
   const int level = bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
   level_out = level;
-  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(team_size));
-  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   const O sentinel = std::numeric_limits<O>::max();
-  Kokkos::parallel_for(
-      fill ? "kkperm::spgemm::esc::symbolic_fill_team" : "kkperm::spgemm::esc::symbolic_count_team",
-      policy, KOKKOS_LAMBDA(const member_t& team) {
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
         const auto i = g.perm(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
@@ -403,11 +540,18 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
         team.team_barrier();
         team_bitonic_sort(team, keys, vals, Pr, drop);
         contract_row(team, keys, vals, F, o, fill, drop, g);
-      });
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      fill ? "kkperm::spgemm::esc::symbolic_fill_team" : "kkperm::spgemm::esc::symbolic_count_team",
+      policy, body);
 }
 
-/// Bin 3 (rows above the team threshold): one team per row, expanded row in a global buffer
-/// slice [buf_off(r), buf_off(r+1)) of keys (and vals), sorted in global memory, reduced by key.
+/// Bin 3 (rows above the team threshold) with drop_zeros: one team per row, expanded row in a
+/// global buffer slice [buf_off(r), buf_off(r+1)) of keys and vals, sorted in global memory,
+/// reduced by key (deterministic sums, so count and fill passes agree on which sums are zero).
 /// Rows are processed in chunks whose buffers fit the configured budget.
 template <class Exec, class Args, class OffView, class KeyBuf, class ValBuf>
 void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count, bool fill,
@@ -420,10 +564,7 @@ void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count
   if (count <= 0) return;
   const bool drop = g.drop;
   const O sentinel = std::numeric_limits<O>::max();
-  Kokkos::parallel_for(
-      fill ? "kkperm::spgemm::esc::symbolic_fill_global" : "kkperm::spgemm::esc::symbolic_count_global",
-      policy_t(static_cast<int>(count), team_size_for<Exec>(team_size)),
-      KOKKOS_LAMBDA(const member_t& team) {
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t r = team.league_rank();
         const std::int64_t p = begin + r;
         const auto i = g.perm(p);
@@ -457,7 +598,69 @@ void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count
         team.team_barrier();
         team_bitonic_sort(team, keys, vals, Pr, drop);
         contract_row(team, keys, vals, F, o, fill, drop, g);
-      });
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, 0);
+  Kokkos::parallel_for(
+      fill ? "kkperm::spgemm::esc::symbolic_fill_global" : "kkperm::spgemm::esc::symbolic_count_global",
+      policy_t(static_cast<int>(count), team_size_for<Exec>(ts)), body);
+}
+
+/// Bin 3 without drop_zeros: one team per row, the row's columns inserted into a hash table in
+/// its global buffer slice (hash_slots(F) entries, load <= 0.8) by the tiled product loop. The
+/// count pass needs no sort at all (count = successful inserts); the fill pass compacts the
+/// table straight into C's row and sorts only the nnz(C_i) unique columns there (flip bitonic,
+/// O(u log² u) instead of O(F log² F) on the padded expansion). Deterministic: the set of
+/// columns does not depend on insertion order. (With drop_zeros the sort path above is used:
+/// the kept set depends on summed values, which must not depend on atomic order.)
+template <class Exec, class Args, class OffView, class KeyBuf>
+void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t count, bool fill,
+                                int team_size, const OffView& buf_off, const KeyBuf& key_buf) {
+  using O = typename Args::EntC::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (count <= 0) return;
+  const O empty = -1;  // columns are >= 0 (validated)
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const std::int64_t r = team.league_rank();
+    const std::int64_t p = begin + r;
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    O* table = key_buf.data() + buf_off(r);
+    const std::int64_t H = buf_off(r + 1) - buf_off(r);
+    std::int64_t* pre = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem_aligned(
+        sizeof(std::int64_t) * (team.team_size() + 1), 8));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, H),
+                         [&](const std::int64_t t) { table[t] = empty; });
+    team.team_barrier();
+    const std::int64_t unique = for_each_product_tiled(
+        team, g, a0, ka, pre, [&](const std::int64_t, const std::int64_t q) -> std::int64_t {
+          return hash_insert(table, H, static_cast<O>(g.entB(q)), empty);
+        });
+    if (!fill) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { g.cnt(o) = unique; });
+      return;
+    }
+    const std::int64_t base = static_cast<std::int64_t>(g.rowC(o));
+    O* out = g.entC.data() + base;
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, H),
+                          [&](const std::int64_t t, std::int64_t& upd, const bool final) {
+                            const O c = table[t];
+                            if (c != empty) {
+                              if (final) out[upd] = c;
+                              upd += 1;
+                            }
+                          });
+    team.team_barrier();
+    team_sort_n(team, out, static_cast<O*>(nullptr), unique, false);
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, tiled_scratch_bytes(team_size));
+  policy_t policy(static_cast<int>(count), team_size_for<Exec>(ts));
+  policy.set_scratch_size(0, Kokkos::PerTeam(tiled_scratch_bytes(team_size_for<Exec>(ts))));
+  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_global_hash"
+                            : "kkperm::spgemm::esc::symbolic_count_global_hash",
+                       policy, body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -504,10 +707,7 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
                             static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 2 * 128;
   const int level = bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
   level_out = level;
-  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(team_size));
-  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
-      "kkperm::spgemm::esc::numeric_team", policy, KOKKOS_LAMBDA(const member_t& team) {
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
         const auto i = g.perm(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
@@ -538,9 +738,15 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ce - cb),
                              [&](const std::int64_t t) { g.valC(cb + t) = acc[t]; });
-      });
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_team", policy, body);
 }
 
+/// Bin 3 numeric: one team per row, products flattened across the team (tiled product loop:
+/// balanced, coalesced reads of B), each added atomically at its column's position in C's row.
 template <class Exec, class Args, class Flag>
 void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int team_size,
                         const Flag& missing) {
@@ -548,30 +754,32 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
-  Kokkos::parallel_for(
-      "kkperm::spgemm::esc::numeric_global",
-      policy_t(static_cast<int>(end - begin), team_size_for<Exec>(team_size)),
-      KOKKOS_LAMBDA(const member_t& team) {
-        const std::int64_t p = begin + team.league_rank();
-        const auto i = g.perm(p);
-        const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
-        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
-        const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
-        const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ce - cb),
-                             [&](const std::int64_t t) { g.valC(cb + t) = V(0); });
-        team.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ka), [&](const std::int64_t t) {
-          const auto k = g.entA(a0 + t);
-          const V a = g.valA(a0 + t);
-          for (auto q = g.rowB(k); q < g.rowB(k + 1); ++q) {
-            const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(q));
-            if (pos < 0) missing() = 1;
-            else Kokkos::atomic_add(&g.valC(cb + pos), a * g.valB(q));
-          }
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+    const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    std::int64_t* pre = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem_aligned(
+        sizeof(std::int64_t) * (team.team_size() + 1), 8));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ce - cb),
+                         [&](const std::int64_t t) { g.valC(cb + t) = V(0); });
+    team.team_barrier();
+    const std::int64_t misses = for_each_product_tiled(
+        team, g, a0, ka, pre, [&](const std::int64_t pa, const std::int64_t q) -> std::int64_t {
+          const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(q));
+          if (pos < 0) return 1;
+          Kokkos::atomic_add(&g.valC(cb + pos), g.valA(pa) * g.valB(q));
+          return 0;
         });
-      });
+    if (misses > 0) Kokkos::single(Kokkos::PerTeam(team), [&]() { missing() = 1; });
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, tiled_scratch_bytes(team_size));
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
+  policy.set_scratch_size(0, Kokkos::PerTeam(tiled_scratch_bytes(team_size_for<Exec>(ts))));
+  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_global", policy, body);
 }
 
 /// Permuted → original order: C row i = Cp row p where perm(p) = i (columns, and/or values).

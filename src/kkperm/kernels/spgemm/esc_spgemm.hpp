@@ -18,8 +18,11 @@
  *  3. bins: ≤ thread_max one thread, expanded row in per-thread arrays (insertion sort);
  *     ≤ warp_max one team of warp_team_size threads and ≤ team_max one team of block_team_size
  *     threads, expanded row in scratch (level 0 when it fits, level 1 otherwise; reported),
- *     bitonic sort; larger rows: expanded into a global buffer (chunked to
- *     global_buffer_bytes), bitonic sort in global memory, reduce by key;
+ *     bitonic sort; larger rows (global bin, buffers chunked to global_buffer_bytes): products
+ *     flattened across a team of global_team_size threads (clamped to the kernel's maximum),
+ *     columns inserted into a per-row hash table in global memory (count = inserts; fill =
+ *     compact + sort only the unique columns), or with drop_zeros expanded, bitonic-sorted in
+ *     global memory and reduced by key;
  *  4. expansion scales by A's value; contraction sums equal columns; explicit zeros (stored
  *     zeros or cancellation) are kept unless drop_zeros;
  *  5. symbolic = count pass + fill pass (columns only); numeric recomputes values only: every
@@ -64,7 +67,7 @@ struct EscConfig {
   std::int64_t team_max = 6144;    ///< one block-sized team per row, scratch memory
   int warp_team_size = 32;         ///< threads of the "warp" bin team (1 on host backends)
   int block_team_size = 256;       ///< threads of the "block" bin team
-  int global_team_size = 512;      ///< threads of the team handling one global-bin row
+  int global_team_size = 512;      ///< threads per global-bin row (clamped to team_size_max)
   EscOutputOrder output_order = EscOutputOrder::direct;
   bool drop_zeros = false;         ///< drop entries whose contracted value is exactly zero
   bool check_reuse = true;         ///< numeric(): verify A/B structure hash against symbolic()
@@ -370,10 +373,16 @@ class EscSpgemm {
                                       bin_max_work_[1], bin_max_ka_[1], stats_.scratch_level_warp);
     esc_impl::symbolic_team_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
                                       bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block);
-    for (std::size_t c = 0; c + 1 < chunk_pos_.size(); ++c)
-      esc_impl::symbolic_global_chunk<exec>(g, chunk_pos_[c], chunk_pos_[c + 1] - chunk_pos_[c],
-                                            fill, cfg_.global_team_size, chunk_off_[c], key_buf_,
-                                            val_buf_);
+    for (std::size_t c = 0; c + 1 < chunk_pos_.size(); ++c) {
+      if (cfg_.drop_zeros)
+        esc_impl::symbolic_global_chunk<exec>(g, chunk_pos_[c], chunk_pos_[c + 1] - chunk_pos_[c],
+                                              fill, cfg_.global_team_size, chunk_off_[c],
+                                              key_buf_, val_buf_);
+      else
+        esc_impl::symbolic_global_hash_chunk<exec>(g, chunk_pos_[c],
+                                                   chunk_pos_[c + 1] - chunk_pos_[c], fill,
+                                                   cfg_.global_team_size, chunk_off_[c], key_buf_);
+    }
   }
 
  private:
@@ -420,12 +429,16 @@ class EscSpgemm {
     const auto w = esc_impl::gather_work<execution_space>(perm_, work_, b, e);
     const std::size_t elem = sizeof(ordinal_type) + (cfg_.drop_zeros ? sizeof(value_type) : 0);
     std::int64_t budget = static_cast<std::int64_t>(cfg_.global_buffer_bytes / elem);
-    for (const auto f : w) budget = std::max(budget, esc_impl::next_pow2(f));
+    // slot of a row: the padded expansion (sort path, drop_zeros) or its hash table
+    const auto slot = [&](std::int64_t f) {
+      return cfg_.drop_zeros ? esc_impl::next_pow2(f) : esc_impl::hash_slots(f);
+    };
+    for (const auto f : w) budget = std::max(budget, slot(f));
     std::int64_t largest = 0;
     std::vector<std::int64_t> offs{0};
     chunk_pos_.push_back(b);
     for (std::int64_t r = 0; r < e - b; ++r) {
-      const std::int64_t P = esc_impl::next_pow2(w[r]);
+      const std::int64_t P = slot(w[r]);
       if (offs.back() + P > budget) {
         push_chunk(offs);
         largest = std::max(largest, offs.back());
