@@ -12,13 +12,16 @@
 # a runaway candidate costs at most that run, never the part; a part has at most 3 runs, so its
 # hard cap is 3 x 150 s + start-up < 8 min. Expected times below are ESTIMATES from the sizes
 # (products Σ F_i, nnz(C)) at REPEAT=5/WARMUP=1 — not yet measured on an H100/H200:
-#   smoke    ~1 min   small 2D/3D stencils + one real graph: every candidate runs, checksums agree
+#   smoke    ~1 min   small 2D/3D stencils + one real graph (A² only): every candidate runs;
+#            compare abs_sum_c / nnz_c across candidates (CPU Serial: 8 s at REPEAT=1)
 #   stencil  ~3-5 min laplace2d5 1000², laplace3d7 100³ (1M rows), laplace3d27 64³ (2.6e5 rows)
-#   mesh     ~2-4 min FE-like meshes: Kronecker expansions of 4elt / airfoil1 to 4e6 nnz, banded
+#   mesh     ~2-4 min FE-like: Kronecker expansions of 4elt / airfoil1 to 4e6 nnz (A² only: no
+#            diagonal, so no SA prolongator), FE 9-point 1000² (A², AP, RAP)
 #   graph    ~3-6 min A² only: power-law 200k, Kronecker of PGPgiantcompo, power-law 1M last
 #            (the 1M power-law A² is the known KK 3.4 runaway: the guard should skip KK with a
 #            reason; if it does not, PER_RUN ends that run and the log says "timeout")
-#   amg      ~3-5 min kkperm_amg (SA setup + RAP setup + numeric re-setup) on 3 matrices
+#   amg      ~3-5 min kkperm_amg (SA setup + RAP setup + numeric re-setup): 2D 5-pt 1000²,
+#            3D 7-pt 100³, 3D 27-pt 64³
 # Results: $OUT/spgemm_<part>_<k>.{json,csv,log} (k = run index in the part) and
 #   $OUT/spgemm_<part>.log (part log with nvidia-smi and each run's exit status / elapsed s).
 # Environment: OUT (default ./gpu-out), KKPERM_SPGEMM / KKPERM_AMG (binaries; default
@@ -72,17 +75,17 @@ mkdir -p "$OUT"
 SMOKE=(
   "laplace2d5:nx=200,ny=200"
   "laplace3d27:nx=20"
-  "file:$R/PGPgiantcompo.mtx.gz"
+  "A2:file:$R/PGPgiantcompo.mtx.gz"   # no diagonal: A² only
 )
 STENCIL=(
   "laplace2d5:nx=1000,ny=1000"        # 1.0e6 rows, 5.0e6 nnz
   "laplace3d7:nx=100"                 # 1.0e6 rows, 6.9e6 nnz
   "laplace3d27:nx=64"                 # 2.6e5 rows, 6.9e6 nnz; A²: 1.9e8 products
 )
-MESH=(
-  "kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"                        # 2D FEM mesh pattern
-  "kron:file=$R/airfoil1.mtx.gz,nnz=4e6,block=4,density=0.3,seed=19" # airfoil mesh
-  "banded:n=500000,lower=20,fill=0.3,seed=9"                        # irregular banded, mesh-like
+MESH=(  # the Kronecker meshes have no full diagonal (no SA prolongator): A² only
+  "A2:kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"                        # 2D FEM mesh pattern
+  "A2:kron:file=$R/airfoil1.mtx.gz,nnz=4e6,block=4,density=0.3,seed=19" # airfoil mesh
+  "laplace2d9:nx=1000,ny=1000"                                         # FE 9-pt, 1M rows: A2/AP/RAP
 )
 GRAPH=(
   "powerlaw:n=200000,deg=16,gamma=2.1,seed=5"
@@ -91,8 +94,8 @@ GRAPH=(
 )
 AMGSET=(
   "laplace2d5:nx=1000,ny=1000"
+  "laplace3d7:nx=100"
   "laplace3d27:nx=64"
-  "kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"
 )
 
 PART_RC=0
@@ -121,8 +124,11 @@ run_part() {  # part, binary, extra tool flags..., '--', gen specs...
     --format=csv >> "$OUT/spgemm_$part.log" 2>&1 || true
   local t0=$SECONDS k=0 s
   for s in "$@"; do
-    if [[ "$s" == file:* ]]; then run_one "$part" "$k" "$bin" "${flags[@]}" --amtx "${s#file:}"
-    else run_one "$part" "$k" "$bin" "${flags[@]}" --gen "$s"; fi
+    local f=("${flags[@]}")
+    # "A2:" prefix: A² only (matrices without a full diagonal have no SA prolongator)
+    if [[ "$s" == A2:* ]]; then f+=(--products A2); s=${s#A2:}; fi
+    if [[ "$s" == file:* ]]; then run_one "$part" "$k" "$bin" "${f[@]}" --amtx "${s#file:}"
+    else run_one "$part" "$k" "$bin" "${f[@]}" --gen "$s"; fi
     k=$((k + 1))
   done
   echo "== part $part done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_$part.log"
