@@ -3,6 +3,13 @@
 # R(AP) with a smoothed-aggregation P (kkperm_spgemm), and the SA Galerkin setup / numeric
 # re-setup (kkperm_amg) — one device, JSON + CSV + log under $OUT.
 #
+# Pack (CPU machine), e.g. from the SpGEMM-only CUDA build:
+#   scripts/configure_cuda.sh --no-deps --build-dir build-cuda-spgemm --jobs 1 -- \
+#     kkperm_test_kernels_spgemm_esc kkperm_test_kernels_spgemm_candidates \
+#     kkperm_test_kernels_spgemm_amg kkperm_test_unit_spgemm_features kkperm_spgemm kkperm_amg
+#   scripts/gpu/pack_for_gpu.sh --build-dir build-cuda-spgemm --no-build --tests spgemm \
+#     --perf 'spgemm|amg'
+# GPU host, tests first: bash .carry/kkperm-gpu/run_tests_gpu.sh --filter spgemm
 # Usage (GPU host, repo root, after scripts/gpu/pack_for_gpu.sh shipped .carry/kkperm-gpu):
 #   bash scripts/gpu/bench_spgemm.sh [PART] [-- extra flags for the tools]
 #   PART: smoke | stencil | mesh | graph | amg | all (default all; `all` does NOT fit one 10-min
@@ -38,7 +45,7 @@ EXTRA=("$@")
 REPEAT=${REPEAT:-5}
 WARMUP=${WARMUP:-1}
 PER_RUN=${PER_RUN:-150}
-case "$PART" in smoke|stencil|mesh|graph|amg|all) ;; -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+case "$PART" in smoke|stencil|mesh|graph|amg|all) ;; -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
   *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|all)" >&2; exit 2 ;; esac
 
 # CUDA runtime libraries (libcusparse, libcudart) of the GPU image.
