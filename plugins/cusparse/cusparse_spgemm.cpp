@@ -134,6 +134,15 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     const auto ct = cuda_type<V>();
     if (desc_) cusparseSpGEMM_destroyDescr(desc_);
     desc_ = nullptr;
+    if (!first) {
+      // Fresh C descriptor (row_map only, as on the first pass) so the recomputation starts from
+      // the documented state rather than a descriptor already pointing at C's arrays.
+      if (matC_) cusparseDestroySpMat(matC_);
+      matC_ = nullptr;
+      KKPERM_CUSPARSE_CHECK(cusparseCreateCsr(&matC_, n_, m_, 0, rowC_.data(), nullptr, nullptr,
+                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                              CUSPARSE_INDEX_BASE_ZERO, cuda_type<V>()));
+    }
     KKPERM_CUSPARSE_CHECK(cusparseSpGEMM_createDescr(&desc_));
     std::size_t size1 = 0, size2 = 0, size3 = 0;
     KKPERM_CUSPARSE_CHECK(cusparseSpGEMM_workEstimation(handle_, op_, op_, &alpha, matA_, matB_,
