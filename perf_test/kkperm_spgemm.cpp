@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   out.set_meta("device", kkperm::perf::device_name());
   kkperm::perf::set_guard_meta(out, po);
   out.set_meta("esc_thresholds", {po.esc.thread_max, po.esc.warp_max, po.esc.team_max});
+  // requested sizes; on CUDA each kernel clamps to its TeamPolicy::team_size_max
+  out.set_meta("esc_team_sizes_requested",
+               {po.esc.warp_team_size, po.esc.block_team_size, po.esc.global_team_size});
   int failures = 0;
   for (std::size_t i = 0; i < opt.sources.size(); ++i) {
     const auto& src = opt.sources[i];

@@ -12,8 +12,8 @@
 # GPU host, tests first: bash .carry/kkperm-gpu/run_tests_gpu.sh --filter spgemm
 # Usage (GPU host, repo root, after scripts/gpu/pack_for_gpu.sh shipped .carry/kkperm-gpu):
 #   bash scripts/gpu/bench_spgemm.sh [PART] [-- extra flags for the tools]
-#   PART: smoke | stencil | mesh | graph | amg | all (default all; `all` does NOT fit one 10-min
-#   device command — run the parts as separate commands).
+#   PART: smoke | stencil | mesh | graph | amg | tune | all (default all; `all` does NOT fit one
+#   10-min device command — run the parts as separate commands).
 #
 # Time per part. Every tool run (one matrix) has its own hard timeout PER_RUN (default 150 s), so
 # a runaway candidate costs at most that run, never the part; a part has at most 3 runs, so its
@@ -29,6 +29,9 @@
 #            reason; if it does not, PER_RUN ends that run and the log says "timeout")
 #   amg      ~3-5 min kkperm_amg (SA setup + RAP setup + numeric re-setup): 2D 5-pt 1000²,
 #            3D 7-pt 100³, 3D 27-pt 64³
+#   tune     ~1-2 min ESC only, A² of 3D 27-pt 64³ and power-law 200k under 4 bin-threshold /
+#            team-size settings (issue 5: thresholds to be tuned on H100 with the measurement
+#            recorded); 4 runs with PER_RUN_TUNE (default 100 s) each, hard cap < 7 min
 # Results: $OUT/spgemm_<part>_<k>.{json,csv,log} (k = run index in the part) and
 #   $OUT/spgemm_<part>.log (part log with nvidia-smi and each run's exit status / elapsed s).
 # Environment: OUT (default ./gpu-out), KKPERM_SPGEMM / KKPERM_AMG (binaries; default
@@ -45,8 +48,8 @@ EXTRA=("$@")
 REPEAT=${REPEAT:-5}
 WARMUP=${WARMUP:-1}
 PER_RUN=${PER_RUN:-150}
-case "$PART" in smoke|stencil|mesh|graph|amg|all) ;; -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
-  *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|all)" >&2; exit 2 ;; esac
+case "$PART" in smoke|stencil|mesh|graph|amg|tune|all) ;; -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+  *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|tune|all)" >&2; exit 2 ;; esac
 
 # CUDA runtime libraries (libcusparse, libcudart) of the GPU image.
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/targets/sbsa-linux/lib; do
@@ -141,7 +144,32 @@ run_part() {  # part, binary, extra tool flags..., '--', gen specs...
   echo "== part $part done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_$part.log"
 }
 
-for p in smoke stencil mesh graph amg; do
+TUNE_MATS=("laplace3d27:nx=64" "powerlaw:n=200000,deg=16,gamma=2.1,seed=5")
+TUNE_CFGS=(  # label | ESC flags
+  "default|--esc-warp 736 --esc-team 6144 --esc-block-threads 256 --esc-global-threads 512"
+  "half|--esc-warp 368 --esc-team 3072 --esc-block-threads 128 --esc-global-threads 256"
+  "double|--esc-warp 1472 --esc-team 12288 --esc-block-threads 512 --esc-global-threads 1024"
+  "bigblock|--esc-warp 736 --esc-team 6144 --esc-block-threads 512 --esc-global-threads 256"
+)
+run_tune() {
+  : > "$OUT/spgemm_tune.log"
+  echo "== part tune: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN_TUNE=${PER_RUN_TUNE:-100}" >> "$OUT/spgemm_tune.log"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv >> "$OUT/spgemm_tune.log" 2>&1 || true
+  local t0=$SECONDS c label flags gens=() m
+  for m in "${TUNE_MATS[@]}"; do gens+=(--gen "$m"); done
+  local save=$PER_RUN
+  PER_RUN=${PER_RUN_TUNE:-100}
+  for c in "${TUNE_CFGS[@]}"; do
+    label=${c%%|*}
+    read -r -a flags <<< "${c#*|}"
+    run_one tune "$label" "$SPGEMM" --candidates esc --products A2 "${flags[@]}" "${gens[@]}"
+  done
+  PER_RUN=$save
+  echo "== part tune done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_tune.log"
+}
+
+for p in smoke stencil mesh graph amg tune; do
   [[ "$PART" != all && "$PART" != "$p" ]] && continue
   case $p in
     smoke)   run_part "$p" "$SPGEMM" -- "${SMOKE[@]}" ;;
@@ -149,6 +177,7 @@ for p in smoke stencil mesh graph amg; do
     mesh)    run_part "$p" "$SPGEMM" -- "${MESH[@]}" ;;
     graph)   run_part "$p" "$SPGEMM" --products A2 -- "${GRAPH[@]}" ;;
     amg)     run_part "$p" "$AMG" -- "${AMGSET[@]}" ;;
+    tune)    run_tune ;;
   esac
 done
 exit $PART_RC
