@@ -115,6 +115,7 @@ TEST(SpgemmCandidates, GuardSkipsRunawayCandidatesWithReason) {
   kkperm::SpgemmPlanOptions o;
   o.guard.kk_max_row_work = est.max_work - 1;
   for (auto c : {SpgemmCandidate::kk_spgemm_kk, SpgemmCandidate::kk_spgemm_kk_memory}) {
+    if (!kkperm::available(c)) continue;  // not offered on CUDA builds (see available())
     auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
     try {
       plan->symbolic(dH, dA);

@@ -251,8 +251,7 @@ TYPED_TEST(SpmvCandidates, EveryCandidateMatchesReferenceOnRealMatrices) {
  * Row-permuted candidates in permuted space: x_p = P x (RCM only; the others keep columns),
  * y_p = P y0, run_permuted(), then y = P^T y_p must match the reference in the caller's
  * order with the same tolerance as check_all (same arithmetic, rows merely renamed). Also
- * checks that the plan's P is a bijection and that run() and run_permuted() agree bitwise
- * (same kernel on the same permuted rows, only the output position differs).
+ * checks that the plan's P is a bijection and that run() (caller order) meets the same bound.
  */
 template <class T>
 void check_permuted_space(const std::string& name, const GenCsr& g, std::uint64_t seed) {
@@ -326,8 +325,12 @@ void check_permuted_space(const std::string& name, const GenCsr& g, std::uint64_
       if (!(std::abs(double(hb(i)) - yref[i]) <= tol) && ++bad <= 3)
         ADD_FAILURE() << "permuted space row " << i << ": got " << hb(i) << ", reference "
                       << yref[i] << " tol " << tol;
-      if (!(hb(i) == hy(i)) && ++bad <= 3)
-        ADD_FAILURE() << "row " << i << ": run_permuted " << hb(i) << " != run " << hy(i);
+      // Same kernel, same summation order, but the two paths are separate instantiations: nvcc
+      // may contract alpha*s + beta*y into an FMA in one and not the other (seen on an H200,
+      // 1-ulp differences in float), so each must meet the bound, not match bit for bit.
+      if (!(std::abs(double(hy(i)) - yref[i]) <= tol) && ++bad <= 3)
+        ADD_FAILURE() << "caller order row " << i << ": got " << hy(i) << ", reference "
+                      << yref[i] << " tol " << tol;
     }
     EXPECT_EQ(bad, 0);
   }
