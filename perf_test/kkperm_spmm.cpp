@@ -84,12 +84,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       yref[i * cols.size() + j] = double(alpha) * s + double(beta) * y0;
       scale[i * cols.size() + j] = std::abs(double(alpha)) * mag + std::abs(double(beta) * y0);
     }
-  std::int64_t max_len = 0, empty_rows = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t len = h.row_map[i + 1] - h.row_map[i];
-    max_len = std::max(max_len, len);
-    empty_rows += len == 0;
-  }
+  const nlohmann::json matrix_fields = kkperm::perf::matrix_record(src, h);
 
   typename Plan::y_left Yl, Y0l;
   typename Plan::y_right Yr, Y0r;
@@ -103,15 +98,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
     const auto& inf = kkperm::info(c);
     if (!kkperm::perf::selected(opt, cname)) continue;
     if (!all_layouts && kkperm::to_string(inf.layout) != opt.layout) continue;
-    nlohmann::json r;
-    r["matrix"] = src.name;
-    r["source"] = src.spec;
-    r["rows"] = n;
-    r["cols"] = m;
-    r["nnz"] = static_cast<std::int64_t>(h.nnz());
-    r["mean_nnz_row"] = n ? static_cast<double>(h.nnz()) / n : 0.0;
-    r["max_nnz_row"] = max_len;
-    r["empty_rows"] = empty_rows;
+    nlohmann::json r = matrix_fields;
     r["value_type"] = tname;
     r["K"] = K;
     r["candidate"] = cname;

@@ -69,26 +69,13 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
   Kokkos::deep_copy(y0, hy0);
   kkperm::spmv::csr_reference<double>(h, alpha, xd, beta, yref);
   const auto mag = kkperm::spmv::abs_row_products<double>(h, xd);
-  std::int64_t max_len = 0, empty_rows = 0;
-  for (int i = 0; i < n; ++i) {
-    const std::int64_t len = h.row_map[i + 1] - h.row_map[i];
-    max_len = std::max(max_len, len);
-    empty_rows += len == 0;
-  }
+  const nlohmann::json matrix_fields = kkperm::perf::matrix_record(src, h);
 
   for (auto c : kkperm::all_spmv_candidates()) {
     const std::string cname = kkperm::to_string(c);
     if (!kkperm::perf::selected(opt, cname)) continue;
     const auto& inf = kkperm::info(c);
-    nlohmann::json r;
-    r["matrix"] = src.name;
-    r["source"] = src.spec;
-    r["rows"] = n;
-    r["cols"] = m;
-    r["nnz"] = static_cast<std::int64_t>(h.nnz());
-    r["mean_nnz_row"] = n ? static_cast<double>(h.nnz()) / n : 0.0;
-    r["max_nnz_row"] = max_len;
-    r["empty_rows"] = empty_rows;
+    nlohmann::json r = matrix_fields;
     r["value_type"] = tname;
     r["candidate"] = cname;
     r["kernel"] = inf.kernel;

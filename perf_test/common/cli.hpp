@@ -104,6 +104,28 @@ class KokkosSession {
 /// Loads a source as HostCsr<double, int, int64> (kkperm::io / kkperm::gen).
 HostCsr<double, int, std::int64_t> load_matrix(const MatrixSource& src);
 
+/// The fields every perf_test record starts with: matrix, source, rows, cols, nnz, mean and max
+/// nnz per row, empty rows.
+template <class V, class O, class F>
+nlohmann::json matrix_record(const MatrixSource& src, const HostCsr<V, O, F>& h) {
+  std::int64_t max_len = 0, empty_rows = 0;
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(h.num_rows); ++i) {
+    const std::int64_t len = static_cast<std::int64_t>(h.row_map[i + 1] - h.row_map[i]);
+    max_len = len > max_len ? len : max_len;
+    empty_rows += len == 0;
+  }
+  const auto n = static_cast<std::int64_t>(h.num_rows);
+  const auto nnz = static_cast<std::int64_t>(h.nnz());
+  return {{"matrix", src.name},
+          {"source", src.spec},
+          {"rows", n},
+          {"cols", static_cast<std::int64_t>(h.num_cols)},
+          {"nnz", nnz},
+          {"mean_nnz_row", n ? static_cast<double>(nnz) / static_cast<double>(n) : 0.0},
+          {"max_nnz_row", max_len},
+          {"empty_rows", empty_rows}};
+}
+
 /// "[i+1/n] name" on stderr (always shown; one line per matrix).
 void progress(std::size_t index, std::size_t count, const std::string& name,
               const std::string& detail = "");
