@@ -204,11 +204,11 @@ int main(int argc, char** argv) try {
 
     std::printf("SpMV candidates (y = A x, double, median of %d after %d warm-up; prep separate):\n",
                 opt.repeat, opt.warmup);
-    std::printf("  %-20s %10s %10s %9s %9s %12s  %s\n", "candidate", "prep ms", "median ms",
+    std::printf("  %-28s %10s %10s %9s %9s %12s  %s\n", "candidate", "prep ms", "median ms",
                 "GB/s", "GFLOP/s", "err/bound", "status");
     const CandidateResult* best = nullptr;
     for (const auto& r : results) {
-      std::printf("  %-20s %10.3f %10.4f %9.2f %9.2f %12.2e  %s\n", r.name.c_str(), r.prep_ms,
+      std::printf("  %-28s %10.3f %10.4f %9.2f %9.2f %12.2e  %s\n", r.name.c_str(), r.prep_ms,
                   r.median_ms, r.gbs, r.gflops, r.max_rel_err, r.status.c_str());
       // A candidate counts only if every row is within twice its rounding bound (kernel and
       // reference each contribute at most one bound).
