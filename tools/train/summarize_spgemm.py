@@ -9,20 +9,9 @@ re-setup; the plain cuSPARSE ALGs recompute everything). KK rows appear when the
 Usage: summarize_spgemm.py FILE.json [FILE.json ...] --out-md OUT.md
 """
 import argparse
-import json
 import math
 
-
-def load(paths):
-    rows, metas = [], []
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        metas.append(d.get("meta", {}))
-        for r in d.get("results", []):
-            if "candidate" in r and "product" in r:
-                rows.append(r)
-    return rows, metas
+from perf_json import load_results
 
 
 def geomean(xs):
@@ -35,7 +24,8 @@ def main():
     ap.add_argument("json", nargs="+")
     ap.add_argument("--out-md", required=True)
     a = ap.parse_args()
-    rows, metas = load(a.json)
+    recs, metas = load_results(a.json, ok_only=False)
+    rows = [r for r in recs if "candidate" in r and "product" in r]
     cases = {}
     for r in rows:
         cases.setdefault((r["matrix"], r["product"]), []).append(r)

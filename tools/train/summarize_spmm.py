@@ -18,18 +18,10 @@ import sys
 
 import numpy as np
 
+from perf_json import load_results
+
 PLAIN = "c_stationary"
 OWN_KERNELS = ("c_stationary", "row_major")
-
-
-def load(paths):
-    recs, metas = [], []
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        metas.append(d.get("meta", {}))
-        recs.extend(r for r in d.get("results", []) if r.get("status") == "ok")
-    return recs, metas
 
 
 def cases(recs):
@@ -150,7 +142,7 @@ def main(argv=None):
     ap.add_argument("--out-png", required=True)
     ap.add_argument("--out-json", default=None)
     a = ap.parse_args(argv)
-    recs, metas = load(a.json)
+    recs, metas = load_results(a.json)
     if not recs:
         print("summarize_spmm: no successful records in " + ", ".join(a.json), file=sys.stderr)
         return 1

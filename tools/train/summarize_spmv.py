@@ -31,18 +31,10 @@ import sys
 
 import numpy as np
 
+from perf_json import load_results
+
 PLAIN = "csr_vector"
 SCALAR = "csr_scalar"
-
-
-def load(paths):
-    recs, metas = [], []
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        metas.append(d.get("meta", {}))
-        recs.extend(r for r in d.get("results", []) if r.get("status") == "ok")
-    return recs, metas
 
 
 def cases(recs):
@@ -221,7 +213,7 @@ def main(argv=None):
     ap.add_argument("--out-png", help="box plot of oracle and per-permutation speedups")
     ap.add_argument("--out-json", help="machine-readable summary")
     a = ap.parse_args(argv)
-    recs, metas = load(a.json)
+    recs, metas = load_results(a.json)
     if not recs:
         print("no records with status ok in " + ", ".join(a.json), file=sys.stderr)
         return 1
