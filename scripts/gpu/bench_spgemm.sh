@@ -40,6 +40,8 @@
 # Exit status: 0 when every run of the part exited 0; 1 otherwise (timeouts, errors).
 set -uo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib/bench_common.sh
+source "$REPO_ROOT/scripts/gpu/lib/bench_common.sh"
 OUT=${OUT:-$PWD/gpu-out}
 PART=${1:-all}
 [[ $# -gt 0 ]] && shift
@@ -57,26 +59,9 @@ for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/loc
 done
 export LD_LIBRARY_PATH
 
-find_bin() {  # tool name, env override
-  local tool=$1 over=$2 b=""
-  [[ -n "$over" ]] && b=$over
-  for cand in "$REPO_ROOT/.carry/kkperm-gpu/perf/$tool" "$REPO_ROOT/build-cuda/perf_test/$tool"; do
-    [[ -z "$b" && -x "$cand" ]] && b=$cand
-  done
-  if [[ -z "$b" && -x "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" ]]; then
-    bash "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" >/dev/null && b="$REPO_ROOT/.carry/kkperm-gpu/perf/$tool"
-  fi
-  [[ -x "$b" ]] || { echo "ERROR: $tool not found" >&2; exit 2; }
-  echo "$b"
-}
-SPGEMM=$(find_bin kkperm_spgemm "${KKPERM_SPGEMM:-}")
-AMG=$(find_bin kkperm_amg "${KKPERM_AMG:-}")
-MAT=${KKPERM_MATRICES:-}
-for cand in "$REPO_ROOT/.carry/kkperm-gpu/matrices" "$REPO_ROOT/shared/matrices" "$REPO_ROOT/../shared/matrices"; do
-  [[ -z "$MAT" && -d "$cand/real" ]] && MAT=$cand
-done
-[[ -d "$MAT/real" ]] || { echo "ERROR: matrices folder with real/ not found (set KKPERM_MATRICES)" >&2; exit 2; }
-R=$MAT/real
+SPGEMM=$(kkperm_find_bin kkperm_spgemm "${KKPERM_SPGEMM:-}") || exit 2
+AMG=$(kkperm_find_bin kkperm_amg "${KKPERM_AMG:-}") || exit 2
+kkperm_find_matrices
 mkdir -p "$OUT"
 
 # ESC paper set (Dalton/Olson/Bell 2015): 2D FD 5-pt, 3D FD 7-pt (~1M rows), 3D FE 27-pt (reduced

@@ -15,6 +15,8 @@
 #   KS (comma list, default 32,128).
 set -uo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib/bench_common.sh
+source "$REPO_ROOT/scripts/gpu/lib/bench_common.sh"
 OUT=${OUT:-$PWD/gpu-out}
 PART=${1:-all}
 [[ $# -gt 0 ]] && shift
@@ -25,19 +27,8 @@ WARMUP=${WARMUP:-5}
 PRECISION=${PRECISION:-f64}
 KS=${KS:-32,128}
 
-BIN=${KKPERM_SPMM:-}
-for cand in "$REPO_ROOT/.carry/kkperm-gpu/perf/kkperm_spmm" "$REPO_ROOT/build-cuda/perf_test/kkperm_spmm"; do
-  [[ -z "$BIN" && -x "$cand" ]] && BIN=$cand
-done
-if [[ -z "$BIN" && -x "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" ]]; then
-  bash "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" && BIN="$REPO_ROOT/.carry/kkperm-gpu/perf/kkperm_spmm"
-fi
-MAT=${KKPERM_MATRICES:-}
-for cand in "$REPO_ROOT/.carry/kkperm-gpu/matrices" "$REPO_ROOT/shared/matrices" "$REPO_ROOT/../shared/matrices"; do
-  [[ -z "$MAT" && -d "$cand/real" ]] && MAT=$cand
-done
-[[ -d "$MAT/real" ]] || { echo "ERROR: matrices folder with real/ not found (set KKPERM_MATRICES)" >&2; exit 2; }
-R=$MAT/real
+BIN=$(kkperm_find_bin kkperm_spmm "${KKPERM_SPMM:-}") || exit 2
+kkperm_find_matrices
 mkdir -p "$OUT"
 
 # ---- generated set: 22 matrices, every family; rows / nnz in comments (approximate) ---------
@@ -94,6 +85,10 @@ run_part() {  # name, then --gen/--amtx arguments
 }
 
 gen_args() { local a=(); for s in "$@"; do a+=(--gen "$s"); done; printf '%s\0' "${a[@]}"; }
+case "$PART" in
+  gen1|gen2|gen3|gen4|gen5|real1|real2|summary|all) ;;
+  *) echo "ERROR: unknown part '$PART' (gen1..gen5|real1|real2|summary|all)" >&2; exit 2 ;;
+esac
 rc=0
 for p in gen1 gen2 gen3 gen4 gen5 real1 real2; do
   [[ "$PART" != all && "$PART" != "$p" ]] && continue

@@ -16,6 +16,8 @@
 #   REPEAT (default 20), WARMUP (default 5), PRECISION (f64|f32|both, default f64).
 set -uo pipefail
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=lib/bench_common.sh
+source "$REPO_ROOT/scripts/gpu/lib/bench_common.sh"
 OUT=${OUT:-$PWD/gpu-out}
 PART=${1:-all}
 [[ $# -gt 0 ]] && shift
@@ -25,20 +27,8 @@ REPEAT=${REPEAT:-20}
 WARMUP=${WARMUP:-5}
 PRECISION=${PRECISION:-f64}
 
-BIN=${KKPERM_SPMV:-}
-for cand in "$REPO_ROOT/.carry/kkperm-gpu/perf/kkperm_spmv" "$REPO_ROOT/build-cuda/perf_test/kkperm_spmv"; do
-  [[ -z "$BIN" && -x "$cand" ]] && BIN=$cand
-done
-if [[ -z "$BIN" && -x "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" ]]; then
-  bash "$REPO_ROOT/.carry/kkperm-gpu/unpack.sh" && BIN="$REPO_ROOT/.carry/kkperm-gpu/perf/kkperm_spmv"
-fi
-[[ -x "$BIN" ]] || { echo "ERROR: kkperm_spmv not found (set KKPERM_SPMV)" >&2; exit 2; }
-MAT=${KKPERM_MATRICES:-}
-for cand in "$REPO_ROOT/.carry/kkperm-gpu/matrices" "$REPO_ROOT/shared/matrices" "$REPO_ROOT/../shared/matrices"; do
-  [[ -z "$MAT" && -d "$cand/real" ]] && MAT=$cand
-done
-[[ -d "$MAT/real" ]] || { echo "ERROR: matrices folder with real/ not found (set KKPERM_MATRICES)" >&2; exit 2; }
-R=$MAT/real
+BIN=$(kkperm_find_bin kkperm_spmv "${KKPERM_SPMV:-}") || exit 2
+kkperm_find_matrices
 mkdir -p "$OUT"
 
 # ---- generated set: 24 matrices, every family; nnz in comments (approximate) ---------------
