@@ -97,12 +97,16 @@ int main(int argc, char** argv) try {
     const auto h = kkperm::perf::load_matrix(src);
     const Matrix A = kkperm::to_device<Matrix>(h);
     const auto check = kkperm::check_crs(A);
+    const nlohmann::json matrix_fields = kkperm::perf::matrix_record(src, h);
     std::printf("\n== %s ==\n%d x %d, nnz %lld, structure %s\n", src.name.c_str(), A.numRows(),
                 A.numCols(), static_cast<long long>(A.nnz()),
                 check.ok() ? "valid (row_map monotone, columns sorted, unique, in range)"
                            : ("INVALID: " + check.problem).c_str());
     if (!check.ok()) {
-      out.add({{"matrix", src.name}, {"valid", false}, {"problem", check.problem}});
+      auto rec = matrix_fields;
+      rec["valid"] = false;
+      rec["problem"] = check.problem;
+      out.add(rec);
       out.flush();
       continue;
     }
@@ -185,11 +189,8 @@ int main(int argc, char** argv) try {
         r.status = std::string("failed: ") + e.what();
       }
       results.push_back(r);
-      out.add({{"matrix", src.name},
-               {"rows", A.numRows()},
-               {"cols", A.numCols()},
-               {"nnz", A.nnz()},
-               {"candidate", r.name},
+      auto rec = matrix_fields;
+      rec.update(nlohmann::json{{"candidate", r.name},
                {"status", r.status},
                {"prep_ms", r.prep_ms},
                {"median_ms", r.median_ms},
@@ -199,6 +200,7 @@ int main(int argc, char** argv) try {
                {"gflops", r.gflops},
                {"err_in_bound_units", r.max_rel_err},
                {"features", fj}});
+      out.add(rec);
       out.flush();
     }
 
