@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <iostream>
+#include <limits>
+#include <random>
 #include <numeric>
 
 #include "common/test_utils.hpp"
@@ -43,10 +45,12 @@ void expect_device_equals_serial(const TestCsr& h, const kkperm::PermuteParams& 
   const auto A = kkperm::to_device<Matrix>(h);
   for (auto kind : kkperm::all_permutations()) {
     if (kind == Permutation::rcm && h.num_rows != h.num_cols) continue;
-    const auto d = kkperm::build_permutation(A, kind, p);
+    const auto d = kkperm::build_permutation(A, kind, p).to_host();
     const auto s = kkperm::build_permutation_serial(h, kind, p);
     EXPECT_EQ(d.perm, s.perm) << what << " " << kkperm::to_string(kind);
+    EXPECT_EQ(d.inverse, s.inverse) << what << " " << kkperm::to_string(kind);
     EXPECT_EQ(d.num_nonempty, s.num_nonempty) << what << " " << kkperm::to_string(kind);
+    EXPECT_EQ(d.symmetric, s.symmetric) << what << " " << kkperm::to_string(kind);
   }
 }
 }  // namespace
@@ -87,7 +91,9 @@ TEST(PermuteDevice, WindowedGreedyEqualsExactGreedyInDegenerateConfiguration) {
         const auto load = kkperm::row_loads(h, p.feature.warp_size);
         std::stable_sort(ord.begin(), ord.end(), [&](auto a, auto b) { return load[a] > load[b]; });
       }
-      const auto w = kkperm::detail::windowed_hamming_order(A, kind, p, ord);
+      const auto wd = kkperm::detail::windowed_hamming_order(A, kind, p, ord);
+      auto wh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wd);
+      const std::vector<int> w(wh.data(), wh.data() + wh.extent(0));
       const auto e = kkperm::reference_order(h, kind, p);
       EXPECT_EQ(w, e) << kkperm::to_string(kind) << " seed " << seed;
     }
@@ -116,8 +122,8 @@ TEST(PermuteDevice, WindowedGreedyQualityAgainstExactGreedy) {
     std::vector<int> id(h.num_rows);
     std::iota(id.begin(), id.end(), 0);
     for (auto kind : {Permutation::cta_aware, Permutation::hybrid_1, Permutation::warp_aware}) {
-      const auto e = kkperm::build_permutation(A, kind, pe);
-      const auto w = kkperm::build_permutation(A, kind, pw);
+      const auto e = kkperm::build_permutation(A, kind, pe).to_host();
+      const auto w = kkperm::build_permutation(A, kind, pw).to_host();
       const bool intra = kind == Permutation::warp_aware;
       auto obj = [&](const std::vector<int>& perm) {
         return intra ? kkperm::total_intra_warp_distance(h, perm, cpl, 32)
@@ -256,4 +262,127 @@ TEST(PermutedCrs, ValueUpdateRegathersWithoutRebuilding) {
     bad.row_map.back() -= 1;
     EXPECT_THROW(P.update_values(kkperm::to_device<Matrix>(bad)), std::invalid_argument);
   }
+}
+
+namespace {
+// A matrix whose row i has len[i] nonzeros in columns 0..len[i]-1 (loads = ceil(len / Nt)).
+TestCsr rows_of_lengths(const std::vector<int>& len, int n_cols) {
+  TestCsr h;
+  h.num_rows = static_cast<int>(len.size());
+  h.num_cols = n_cols;
+  h.row_map.assign(1, 0);
+  for (int l : len) {
+    for (int c = 0; c < l; ++c) {
+      h.entries.push_back(c);
+      h.values.push_back(1.0 + c);
+    }
+    h.row_map.push_back(static_cast<std::int64_t>(h.entries.size()));
+  }
+  return h;
+}
+void expect_lpt_equal(const TestCsr& h, int nt, int nw, const std::string& what) {
+  kkperm::PermuteParams p;
+  p.feature.warp_size = nt;
+  p.feature.warps_per_block = nw;
+  const auto d = kkperm::build_permutation(kkperm::to_device<Matrix>(h), Permutation::lpt, p).to_host();
+  const auto s = kkperm::build_permutation_serial(h, Permutation::lpt, p);
+  ASSERT_EQ(d.perm, s.perm) << what << " Nt " << nt << " Nw " << nw;
+  ASSERT_EQ(d.inverse, s.inverse) << what << " Nt " << nt << " Nw " << nw;
+}
+}  // namespace
+
+// Device LPT (load groups scheduled in rounds, rows placed in parallel) == serial greedy.
+TEST(PermuteDevice, LptEqualsSerialGreedyOnCraftedCases) {
+  // all loads equal (one group, ties everywhere), n % Nw != 0 and n < Nw
+  for (int n : {1, 5, 31, 32, 33, 100, 257})
+    for (int nw : {1, 3, 7, 32}) expect_lpt_equal(rows_of_lengths(std::vector<int>(n, 2), 4), 1, nw, "equal loads n=" + std::to_string(n));
+  // empty rows only (load 0 group), and mixed with load-0 rows at the end of the sorted order
+  expect_lpt_equal(rows_of_lengths(std::vector<int>(77, 0), 4), 1, 6, "all empty");
+  expect_lpt_equal(rows_of_lengths({3, 0, 0, 2, 0, 3, 1, 0, 0, 0, 2}, 4), 1, 4, "with empties");
+  // one dense row among light ones
+  std::vector<int> dense(500, 1);
+  dense[123] = 400;
+  expect_lpt_equal(rows_of_lengths(dense, 400), 1, 32, "one dense row");
+  expect_lpt_equal(rows_of_lengths(dense, 400), 32, 32, "one dense row Nt 32");
+  // two distinct loads in proportions that make warp loads collide (wl % L ties)
+  std::vector<int> two;
+  for (int i = 0; i < 90; ++i) two.push_back(i % 3 == 0 ? 6 : 4);
+  for (int nw : {4, 5, 8, 13}) expect_lpt_equal(rows_of_lengths(two, 8), 2, nw, "two loads");
+}
+
+TEST(PermuteDevice, LptEqualsSerialGreedyOnFreshRandomAndPowerLawInputs) {
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto seed = kkperm::test::fresh_seed();
+    std::mt19937_64 rng(seed);
+    const int n = 1 + static_cast<int>(rng() % 3000);
+    const int nw = 1 + static_cast<int>(rng() % 40);
+    const int maxlen = 1 + static_cast<int>(rng() % 64);
+    std::vector<int> len(n);
+    for (auto& l : len) l = static_cast<int>(rng() % (maxlen + 1));
+    expect_lpt_equal(rows_of_lengths(len, maxlen + 1), 1 + static_cast<int>(rng() % 4), nw,
+                     "random lengths seed " + std::to_string(seed));
+    const auto pl = kkperm::gen::power_law(2000 + static_cast<int>(rng() % 3000), 8.0, 2.1, seed);
+    expect_lpt_equal(pl, 1, nw, "power_law seed " + std::to_string(seed));
+    expect_lpt_equal(pl, 32, 32, "power_law Nt32 seed " + std::to_string(seed));
+  }
+}
+
+TEST(PermuteDevice, LptEqualsSerialGreedyOnRealMatrices) {
+  const auto mats = real_matrices(std::numeric_limits<std::int64_t>::max());  // LPT has no O(n^2) part
+  ASSERT_FALSE(mats.empty());
+  for (std::size_t i = 0; i < mats.size(); ++i)
+    for (int nt : {1, 32}) expect_lpt_equal(mats[i], nt, 32, "real matrix #" + std::to_string(i));
+}
+
+// The sort-based orders (plain/flipped/dcsr/identity) on every real matrix, beyond the exact-greedy size limit.
+TEST(PermuteDevice, SortOrdersMatchSerialOnAllRealMatrices) {
+  for (const auto& h : real_matrices(std::numeric_limits<std::int64_t>::max())) {
+    const auto A = kkperm::to_device<Matrix>(h);
+    for (auto kind : {Permutation::identity, Permutation::plain_sort, Permutation::flipped_sort, Permutation::dcsr}) {
+      const auto d = kkperm::build_permutation(A, kind).to_host();
+      const auto s = kkperm::build_permutation_serial(h, kind);
+      EXPECT_EQ(d.perm, s.perm) << kkperm::to_string(kind);
+      EXPECT_EQ(d.inverse, s.inverse) << kkperm::to_string(kind);
+      EXPECT_EQ(d.num_nonempty, s.num_nonempty) << kkperm::to_string(kind);
+    }
+  }
+}
+
+TEST(PermuteDevice, ValidationCanBeSkippedAndBadPermutationsAreRejected) {
+  const auto sorted = kkperm::test::random_feature_matrix(50, 50, kkperm::test::fresh_seed());
+  auto h = sorted;
+  // unsorted columns in the first row with >= 2 entries: validate() rejects it
+  for (int i = 0; i < h.num_rows; ++i)
+    if (h.row_map[i + 1] - h.row_map[i] >= 2) {
+      std::swap(h.entries[h.row_map[i]], h.entries[h.row_map[i] + 1]);
+      break;
+    }
+  const auto A = kkperm::to_device<Matrix>(h);
+  kkperm::PermuteParams p;
+  EXPECT_THROW(kkperm::build_permutation(A, Permutation::plain_sort, p), std::invalid_argument);
+  p.validate_matrix = false;  // the caller vouches for A: no O(nnz) check
+  const auto P = kkperm::build_permutation(A, Permutation::plain_sort, p);
+  // plain sort depends on row lengths only: same order as for the sorted twin
+  EXPECT_EQ(P.to_host().perm, kkperm::build_permutation_serial(sorted, Permutation::plain_sort).perm);
+  // a repeated target is not a permutation
+  Kokkos::View<int*, Matrix::memory_space> bad("bad", 4);
+  auto hb = Kokkos::create_mirror_view(bad);
+  hb(0) = 0; hb(1) = 2; hb(2) = 2; hb(3) = 3;
+  Kokkos::deep_copy(bad, hb);
+  EXPECT_THROW((kkperm::make_device_permutation<Matrix::execution_space>(Permutation::identity, bad, "test")),
+               std::invalid_argument);
+  hb(2) = 4;  // out of range
+  Kokkos::deep_copy(bad, hb);
+  EXPECT_THROW((kkperm::make_device_permutation<Matrix::execution_space>(Permutation::identity, bad, "test")),
+               std::invalid_argument);
+  // PermutedCrsMatrix rejects an inverse that does not match perm
+  const auto good = kkperm::to_device<Matrix>(kkperm::test::random_feature_matrix(4, 4, 7));
+  auto Q = kkperm::build_permutation(good, Permutation::identity);
+  Kokkos::View<int*, Matrix::memory_space> inv2("inv2", 4);
+  auto hi = Kokkos::create_mirror_view(inv2);
+  hi(0) = 1; hi(1) = 0; hi(2) = 2; hi(3) = 3;
+  Kokkos::deep_copy(inv2, hi);
+  Q.inverse = inv2;
+  kkperm::PermutedCrsMatrix<Matrix> PC;
+  EXPECT_THROW(PC.build(good, Q), std::invalid_argument);
 }

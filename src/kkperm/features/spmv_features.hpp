@@ -401,13 +401,15 @@ void check_host_csr(const HostCsr<V, O, F>& h, const char* who) {
 
 /**
  * @brief Feature sets 1 and 2 of A as one named, ordered vector (names == feature_names()).
- * Validates A (sorted unique columns) and params; throws std::invalid_argument otherwise.
+ * Validates A (sorted unique columns, an O(nnz) pass) and params; throws std::invalid_argument
+ * otherwise. validate_matrix = false skips the matrix check for callers that already ran
+ * kkperm::validate(A) on this structure (params are still checked).
  */
 template <class Matrix>
 FeatureVector compute_features(const Matrix& A, const FeatureParams& params = FeatureParams{},
-                               unsigned sets = kAllSpmvSets) {
+                               unsigned sets = kAllSpmvSets, bool validate_matrix = true) {
   params.check("kkperm::compute_features", sizeof(typename Matrix::non_const_value_type));
-  validate(A, "kkperm::compute_features");
+  if (validate_matrix) validate(A, "kkperm::compute_features");
   return finalize_features(spmv_features_raw(A, params, sets), sets);
 }
 

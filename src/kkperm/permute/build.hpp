@@ -7,17 +7,20 @@
  * Preconditions: A valid with sorted unique columns (checked); RCM needs a square matrix.
  *
  * Where each part runs:
- *  - identity: host (iota).
+ *  - identity: iota on A's space.
  *  - plain_sort / flipped_sort: loads and unique keys ((maxload - load) << bits | row) on A's
- *    space, key sort on A's space (std::sort on host spaces, KokkosKernels bitonic sort on
- *    device), group flip on A's space. Equal to the stable host sort because keys are unique.
- *  - lpt: loads on A's space, the greedy assignment on the host (sequential by nature,
- *    O(n log n + n Nw)).
+ *    space, key sort on A's space (sort_unique_keys: std::sort on host spaces, cub radix sort
+ *    on the significant bits for CUDA), group flip on A's space. Equal to the stable host sort
+ *    because keys are unique.
+ *  - lpt: device_lpt_order (lpt_device.hpp): plain-sort order on A's space, per-load-group warp
+ *    schedule on the host (O(Nw log Nw) per distinct load), row placement on A's space; equal
+ *    to the serial greedy lpt_order.
  *  - Hamming orders: HammingMode::exact (or automatic with n <= exact_max_rows) copies A to the
  *    host and runs the O(n^2) reference; windowed runs windowed_hamming.hpp on A's space.
  *  - rcm: host (rcm.hpp). dcsr: non-empty rows first, in order, then the empty rows, by a
  *    parallel scan on A's space (see dcsr.hpp for the compressed row pointer itself).
- * Only perm (new -> old) is copied back; inverse is filled on the host.
+ * The result is a DeviceRowPermutation in A's memory space: inverse and the bijection check run
+ * on A's space (orders built on the host, RCM and exact greedy, are copied over once).
  */
 #include <Kokkos_Core.hpp>
 #include <numeric>
@@ -26,6 +29,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/features/spmv_features.hpp"
 #include "kkperm/permute/dcsr.hpp"
+#include "kkperm/permute/lpt_device.hpp"
 #include "kkperm/permute/permutation.hpp"
 #include "kkperm/permute/rcm.hpp"
 #include "kkperm/permute/reference.hpp"
@@ -34,15 +38,17 @@
 namespace kkperm {
 
 namespace detail {
+/// Rows by load descending, ties by row index (plain sort), optionally with odd groups of Nw
+/// positions reversed (flipped sort); on A's space. Returns perm (new -> old) on A's space.
 template <class Matrix>
-std::vector<typename Matrix::non_const_ordinal_type> device_sort_order(const Matrix& A, int nt, int nw,
-                                                                       bool flip) {
+Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_sort_order(
+    const Matrix& A, int nt, int nw, bool flip) {
   using exec_t = typename Matrix::execution_space;
   using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
   const std::int64_t n = A.numRows();
-  std::vector<O> result(n);
-  if (n == 0) return result;
+  Kokkos::View<O*, mem_t> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::order"), n);
+  if (n == 0) return order;
   auto load = device_loads(A, nt);
   std::int64_t max_load = 0;
   Kokkos::parallel_reduce(
@@ -50,16 +56,16 @@ std::vector<typename Matrix::non_const_ordinal_type> device_sort_order(const Mat
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) { if (load(i) > m) m = load(i); },
       Kokkos::Max<std::int64_t>(max_load));
   const int ibits = std::max(1, bits_for(static_cast<std::uint64_t>(n - 1)));
-  KKPERM_REQUIRE(ibits + bits_for(static_cast<std::uint64_t>(max_load)) <= 64,
+  const int lbits = bits_for(static_cast<std::uint64_t>(max_load));
+  KKPERM_REQUIRE(ibits + lbits <= 64,
                  "kkperm::build_permutation: sort key overflow (" << n << " rows, load " << max_load << ")");
   Kokkos::View<std::uint64_t*, mem_t> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::sort_keys"), n);
   Kokkos::parallel_for(
       "kkperm::permute::sort_keys", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         keys(i) = (static_cast<std::uint64_t>(max_load - load(i)) << ibits) | static_cast<std::uint64_t>(i);
       });
-  sort_unique_keys<exec_t>(keys);
-  const std::uint64_t mask = (1ull << ibits) - 1;
-  Kokkos::View<O*, mem_t> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::order"), n);
+  sort_unique_keys<exec_t>(keys, ibits + lbits);
+  const std::uint64_t mask = ibits == 64 ? ~0ull : (1ull << ibits) - 1;
   Kokkos::parallel_for(
       "kkperm::permute::sort_order", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         std::int64_t src = p;
@@ -73,33 +79,42 @@ std::vector<typename Matrix::non_const_ordinal_type> device_sort_order(const Mat
         }
         order(p) = static_cast<O>(keys(src) & mask);
       });
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order);
-  for (std::int64_t p = 0; p < n; ++p) result[p] = h(p);
-  return result;
+  return order;
 }
 
+/// LPT on A's space (lpt_device.hpp); equals the serial greedy lpt_order.
 template <class Matrix>
-std::vector<typename Matrix::non_const_ordinal_type> device_dcsr_order(const Matrix& A) {
+Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_lpt_order(
+    const Matrix& A, int nt, int nw) {
+  auto sorted = device_sort_order(A, nt, nw, false);
+  return device_lpt_place<typename Matrix::execution_space>(sorted, device_loads(A, nt), nw);
+}
+
+/// Non-empty rows first (in order), then the empty ones; on A's space. Returns perm and sets
+/// `nonempty` to the number of non-empty rows.
+template <class Matrix>
+Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_dcsr_order(
+    const Matrix& A, typename Matrix::non_const_ordinal_type& nonempty) {
   using exec_t = typename Matrix::execution_space;
   using O = typename Matrix::non_const_ordinal_type;
   const O n = A.numRows();
-  std::vector<O> result(n);
-  if (n == 0) return result;
+  Kokkos::View<O*, typename Matrix::memory_space> order(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::dcsr_order"), n);
+  nonempty = 0;
+  if (n == 0) return order;
   auto rm = A.graph.row_map;
-  O nonempty = 0;
+  O ne = 0;
   Kokkos::parallel_reduce(
       "kkperm::dcsr::count", Kokkos::RangePolicy<exec_t>(0, n),
-      KOKKOS_LAMBDA(const O i, O& c) { c += rm(i + 1) > rm(i) ? 1 : 0; }, nonempty);
-  Kokkos::View<O*, typename Matrix::memory_space> order("kkperm::permute::dcsr_order", n);
+      KOKKOS_LAMBDA(const O i, O& c) { c += rm(i + 1) > rm(i) ? 1 : 0; }, ne);
   Kokkos::parallel_scan(
       "kkperm::dcsr::order", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const O i, O& upd, const bool final) {
-        const bool ne = rm(i + 1) > rm(i);
-        if (final) order(ne ? upd : nonempty + (i - upd)) = i;
-        if (ne) ++upd;
+        const bool is_ne = rm(i + 1) > rm(i);
+        if (final) order(is_ne ? upd : ne + (i - upd)) = i;
+        if (is_ne) ++upd;
       });
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), order);
-  for (O p = 0; p < n; ++p) result[p] = h(p);
-  return result;
+  nonempty = ne;
+  return order;
 }
 
 inline bool use_exact(const PermuteParams& p, std::int64_t n) {
@@ -133,51 +148,58 @@ RowPermutation<O> build_permutation_serial(const HostCsr<V, O, F>& h, Permutatio
   return r;
 }
 
-/// Every permutation for a CrsMatrix on its execution space (see the header for what runs where).
+/**
+ * @brief Every permutation for a CrsMatrix on its execution space (see the header for what runs
+ * where). The result stays in A's memory space; inverse and the bijection check run there too.
+ * params.validate_matrix = false skips kkperm::validate(A) for callers that validated A already.
+ */
 template <class Matrix>
-RowPermutation<typename Matrix::non_const_ordinal_type> build_permutation(
+DeviceRowPermutation<typename Matrix::non_const_ordinal_type, typename Matrix::memory_space> build_permutation(
     const Matrix& A, Permutation kind, const PermuteParams& params = PermuteParams{}) {
   using O = typename Matrix::non_const_ordinal_type;
-  params.feature.check("kkperm::build_permutation", sizeof(typename Matrix::non_const_value_type));
-  KKPERM_REQUIRE(params.window >= 2, "kkperm::build_permutation: window must be >= 2, got " << params.window);
-  validate(A, "kkperm::build_permutation");
-  RowPermutation<O> r;
-  r.kind = kind;
+  using exec_t = typename Matrix::execution_space;
+  using mem_t = typename Matrix::memory_space;
+  using PView = Kokkos::View<O*, mem_t>;
+  const char* who = "kkperm::build_permutation";
+  params.feature.check(who, sizeof(typename Matrix::non_const_value_type));
+  KKPERM_REQUIRE(params.window >= 2, who << ": window must be >= 2, got " << params.window);
+  if (params.validate_matrix) validate(A, who);
   const std::int64_t n = A.numRows();
   const int nt = params.feature.warp_size, nw = params.feature.warps_per_block;
+  PView perm;
+  O nonempty = 0;
+  bool symmetric = false;
+  auto from_host = [](const std::vector<O>& v) {  // host-built orders (RCM, exact greedy)
+    PView d(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::perm"), v.size());
+    Kokkos::deep_copy(d, Kokkos::View<const O*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
+    return d;
+  };
   switch (kind) {
     case Permutation::identity:
-      r.perm.resize(n);
-      std::iota(r.perm.begin(), r.perm.end(), O(0));
+      perm = PView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::identity"), n);
+      Kokkos::parallel_for(
+          "kkperm::permute::identity", Kokkos::RangePolicy<exec_t>(0, n),
+          KOKKOS_LAMBDA(const std::int64_t i) { perm(i) = static_cast<O>(i); });
       break;
-    case Permutation::plain_sort: r.perm = detail::device_sort_order(A, nt, nw, false); break;
-    case Permutation::flipped_sort: r.perm = detail::device_sort_order(A, nt, nw, true); break;
-    case Permutation::lpt: {
-      auto lv = detail::device_loads(A, nt);
-      auto hl = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lv);
-      std::vector<std::int64_t> load(hl.data(), hl.data() + n);
-      r.perm = detail::lpt_order<O>(load, nw);
-      break;
-    }
+    case Permutation::plain_sort: perm = detail::device_sort_order(A, nt, nw, false); break;
+    case Permutation::flipped_sort: perm = detail::device_sort_order(A, nt, nw, true); break;
+    case Permutation::lpt: perm = detail::device_lpt_order(A, nt, nw); break;
     case Permutation::rcm:
-      KKPERM_REQUIRE(A.numRows() == A.numCols(), "kkperm::build_permutation: RCM needs a square matrix, got "
+      KKPERM_REQUIRE(A.numRows() == A.numCols(), who << ": RCM needs a square matrix, got "
                                                      << A.numRows() << " x " << A.numCols());
-      r.perm = rcm_order(to_host(A));
-      r.symmetric = true;
+      perm = from_host(rcm_order(to_host(A)));
+      symmetric = true;
       break;
-    case Permutation::dcsr: {
-      r.perm = detail::device_dcsr_order(A);
-      auto rm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
-      O ne = 0;
-      for (O p = 0; p < n && rm(r.perm[p] + 1) > rm(r.perm[p]); ++p) ++ne;
-      r.num_nonempty = ne;
-      break;
-    }
+    case Permutation::dcsr: perm = detail::device_dcsr_order(A, nonempty); break;
     default:
-      if (detail::use_exact(params, n)) r.perm = reference_order(to_host(A), kind, params);
-      else r.perm = detail::windowed_hamming_order(A, kind, params);
+      if (detail::use_exact(params, n))
+        perm = from_host(reference_order(to_host(A), kind, params));
+      else
+        perm = detail::windowed_hamming_order(A, kind, params);
   }
-  fill_inverse(r, "kkperm::build_permutation");
+  auto r = make_device_permutation<exec_t>(kind, perm, who);
+  r.num_nonempty = nonempty;
+  r.symmetric = symmetric;
   return r;
 }
 

@@ -1,11 +1,14 @@
 #pragma once
 /**
  * @brief Row-permutation identities (enum class Permutation with to_string/from_string), build
- * parameters and the RowPermutation result shared by every permutation builder.
+ * parameters and the two permutation results: RowPermutation<O> (host std::vectors; what the
+ * serial twins return) and DeviceRowPermutation<O, Mem> (Views in the matrix's memory space; what
+ * build_permutation returns, so nothing crosses to the host unless `to_host()` is called).
  *
  * Convention: `perm[new_position] = old_row` (the gather map P: row p of the permuted matrix is
  * row perm[p] of A) and `inverse[old_row] = new_position` (P^-1).
  */
+#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -91,6 +94,10 @@ struct PermuteParams {
   int window = 32;                  ///< windowed: candidates scanned per step (half each side)
   int chunk_rows = 2048;            ///< windowed: rows per independent chunk (rounded to k*Nw)
   std::uint64_t seed = 0x6b6b7065726dull;  ///< MinHash seed (fixed => deterministic orders)
+  /// true (default): build_permutation runs kkperm::validate(A) (sorted unique columns, O(nnz)).
+  /// false: the caller has already validated this structure (e.g. the SpMV/SpMM registries,
+  /// whose precondition is a validated A); an invalid A then gives unspecified orders.
+  bool validate_matrix = true;
 };
 
 /// A row permutation: perm[new] = old, inverse[old] = new. `symmetric` asks PermutedCrsMatrix to
@@ -103,6 +110,82 @@ struct RowPermutation {
   std::vector<O> perm;
   std::vector<O> inverse;
 };
+
+/// A permutation resident in memory space Mem (perm[new] = old, inverse[old] = new), as built by
+/// build_permutation on the matrix's execution space. `to_host()` copies it into a RowPermutation.
+template <class O, class Mem>
+struct DeviceRowPermutation {
+  using view_type = Kokkos::View<O*, Mem>;
+  Permutation kind = Permutation::identity;
+  bool symmetric = false;
+  O num_nonempty = 0;
+  view_type perm;
+  view_type inverse;
+
+  std::size_t size() const { return perm.extent(0); }
+  /// Host copy (tests, serial consumers): two deep copies.
+  RowPermutation<O> to_host() const {
+    RowPermutation<O> r;
+    r.kind = kind;
+    r.symmetric = symmetric;
+    r.num_nonempty = num_nonempty;
+    r.perm.resize(perm.extent(0));
+    r.inverse.resize(inverse.extent(0));
+    Kokkos::deep_copy(Kokkos::View<O*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(r.perm.data(), r.perm.size()), perm);
+    Kokkos::deep_copy(Kokkos::View<O*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(r.inverse.data(), r.inverse.size()),
+                      inverse);
+    return r;
+  }
+};
+
+namespace detail {
+/// inverse(perm(k)) = k on Exec, counting the entries that break bijectivity (out of range or a
+/// repeated target; every bad entry of a non-bijection is counted at least once). Returns the count.
+template <class Exec, class O, class Mem>
+std::int64_t device_inverse(const Kokkos::View<O*, Mem>& perm, const Kokkos::View<O*, Mem>& inv) {
+  const std::int64_t n = static_cast<std::int64_t>(perm.extent(0));
+  if (n == 0) return 0;
+  Kokkos::deep_copy(Exec(), inv, O(-1));
+  std::int64_t bad = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::permute::inverse", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& b) {
+        const O r = perm(k);
+        if (r < 0 || static_cast<std::int64_t>(r) >= n) {
+          ++b;
+        } else if (Kokkos::atomic_exchange(&inv(r), static_cast<O>(k)) != O(-1)) {
+          ++b;
+        }
+      },
+      bad);
+  return bad;
+}
+}  // namespace detail
+
+/// Wraps a device perm into a DeviceRowPermutation, computing inverse and checking bijectivity on
+/// Exec (throws std::invalid_argument naming `who`).
+template <class Exec, class O, class Mem>
+DeviceRowPermutation<O, Mem> make_device_permutation(Permutation kind, const Kokkos::View<O*, Mem>& perm,
+                                                     const char* who) {
+  DeviceRowPermutation<O, Mem> r;
+  r.kind = kind;
+  r.perm = perm;
+  r.inverse = Kokkos::View<O*, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::inverse"),
+                                    perm.extent(0));
+  const std::int64_t bad = detail::device_inverse<Exec>(perm, r.inverse);
+  KKPERM_REQUIRE(bad == 0, who << ": not a permutation (" << bad << " of " << perm.extent(0)
+                               << " entries out of range or repeated)");
+  return r;
+}
+
+/// Copies a host order to Mem and wraps it (inverse + bijection check on Exec).
+template <class Exec, class Mem, class O>
+DeviceRowPermutation<O, Mem> device_permutation_from_host(Permutation kind, const std::vector<O>& perm,
+                                                          const char* who) {
+  Kokkos::View<O*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::perm"), perm.size());
+  Kokkos::deep_copy(d, Kokkos::View<const O*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(perm.data(), perm.size()));
+  return make_device_permutation<Exec>(kind, d, who);
+}
 
 /// Fills `inverse` from `perm`, checking that perm is a bijection of [0, n) (throws otherwise).
 template <class O>

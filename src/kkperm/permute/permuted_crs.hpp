@@ -6,8 +6,8 @@
  * so value-only updates re-gather values without rebuilding the permutation.
  *
  * Usage:
- *   auto P = kkperm::build_permutation(A, kkperm::Permutation::lpt);
- *   kkperm::PermutedCrsMatrix<Matrix> Ap; Ap.build(A, P);
+ *   auto P = kkperm::build_permutation(A, kkperm::Permutation::lpt);  // device-resident
+ *   kkperm::PermutedCrsMatrix<Matrix> Ap; Ap.build(A, P);  // (A, P, false): A validated already
  *   Ap.apply(1.0, x, 0.0, y);            // y = A x in the caller's row order
  *   Ap.to_permuted(y, yp); Ap.apply_permuted(1.0, xp, 0.0, yp); Ap.from_permuted(yp, y);
  *   Ap.update_values(A_new);             // same structure, new values
@@ -49,6 +49,45 @@ class PermutedCrsMatrix {
   bool symmetric() const { return symmetric_; }
   Permutation kind() const { return kind_; }
 
+  /// Builds from a device-resident permutation (build_permutation's result): no host traffic.
+  /// perm/inverse consistency is checked on A's space (O(n)); validate_matrix = false skips
+  /// kkperm::validate(A) for callers that validated A already.
+  void build(const Matrix& A, const DeviceRowPermutation<O, mem_t>& p, bool validate_matrix = true) {
+    if (validate_matrix) validate(A, "kkperm::PermutedCrsMatrix::build");
+    const O n = A.numRows();
+    KKPERM_REQUIRE(p.perm.extent(0) == static_cast<std::size_t>(n) && p.inverse.extent(0) == p.perm.extent(0),
+                   "kkperm::PermutedCrsMatrix::build: permutation has " << p.perm.extent(0) << " / "
+                       << p.inverse.extent(0) << " entries for " << n << " rows");
+    KKPERM_REQUIRE(!p.symmetric || A.numRows() == A.numCols(),
+                   "kkperm::PermutedCrsMatrix::build: a symmetric permutation needs a square matrix, got "
+                       << A.numRows() << " x " << A.numCols());
+    const std::int64_t bad = count_inconsistent(p.perm, p.inverse);
+    KKPERM_REQUIRE(bad == 0, "kkperm::PermutedCrsMatrix::build: perm/inverse are not inverse bijections at "
+                                 << bad << " positions");
+    symmetric_ = p.symmetric;
+    kind_ = p.kind;
+    nnz_ = A.nnz();
+    perm_ = p.perm;
+    inv_ = p.inverse;
+    build_structure(A);
+    update_values(A);
+  }
+
+  /// Positions k with perm(k) out of [0, n) or inverse(perm(k)) != k (public only for CUDA lambdas).
+  static std::int64_t count_inconsistent(const OView& pm, const OView& iv) {
+    const std::int64_t n = static_cast<std::int64_t>(pm.extent(0));
+    std::int64_t bad = 0;
+    Kokkos::parallel_reduce(
+        "kkperm::PermutedCrs::check", Kokkos::RangePolicy<exec_t>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& b) {
+          const O r = pm(k);
+          if (r < 0 || static_cast<std::int64_t>(r) >= n || static_cast<std::int64_t>(iv(r)) != k) ++b;
+        },
+        bad);
+    return bad;
+  }
+
+  /// Builds from a host permutation (serial twins, tests): checked on the host, copied over.
   void build(const Matrix& A, const RowPermutation<O>& p) {
     validate(A, "kkperm::PermutedCrsMatrix::build");
     const O n = A.numRows();

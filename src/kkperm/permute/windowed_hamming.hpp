@@ -6,8 +6,8 @@
  * 1. (device) every row gets a key (first cache line scaled, MinHash of its line set, row) - for
  *    hybrid_1 (load descending, first line, MinHash, row) - and rows are sorted by it, so rows
  *    that share lines sit close together (first line keeps banded/stencil locality, which a
- *    pure MinHash order destroyed: 778 vs exact 452 / identity 588 on laplace2d 40x40). Sort: std::sort when the keys are host-accessible,
- *    KokkosKernels' device-wide bitonic sort otherwise.
+ *    pure MinHash order destroyed: 778 vs exact 452 / identity 588 on laplace2d 40x40). Sort:
+ *    sort_unique_keys (std::sort on host spaces, cub radix sort on CUDA).
  * 2. (device) the sorted order is cut into chunks of C = k*Nw positions; one thread per chunk runs
  *    the same greedy rule as the exact reference (reference.hpp) but only scans `window`
  *    unplaced candidates around the reference row's place in the sorted order (half each side;
@@ -21,6 +21,11 @@
  */
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Sorting.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cub/device/device_radix_sort.cuh>
+
+#include "kkperm/core/cuda_check.hpp"
+#endif
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -44,14 +49,37 @@ inline int bits_for(std::uint64_t v) {  // bits needed to hold values 0..v
   return b;
 }
 
-/// Sorts a view of unique 64-bit keys ascending on its space.
+/// Sorts a view of unique 64-bit keys ascending on its space; only bits [0, end_bit) may be
+/// non-zero (the caller guarantees it). CUDA: cub::DeviceRadixSort over those bits on the
+/// default instance's stream, temporary storage in Kokkos Views. Host spaces: std::sort (keys are
+/// unique, so stability is moot). Other device spaces: KokkosKernels' bitonic sort.
 template <class Exec, class KeyView>
-void sort_unique_keys(const KeyView& keys) {
+void sort_unique_keys(const KeyView& keys, int end_bit = 64) {
   using mem_t = typename KeyView::memory_space;
+  const std::size_t n = keys.extent(0);
+  if (n < 2) return;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible) {
-    Kokkos::fence();
-    std::sort(keys.data(), keys.data() + keys.extent(0));
+    Exec().fence();
+    std::sort(keys.data(), keys.data() + n);
   } else {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+      const Exec exec;
+      const int nbits = std::min(64, std::max(1, end_bit));
+      Kokkos::View<std::uint64_t*, mem_t> alt(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::alt"), n);
+      cub::DoubleBuffer<std::uint64_t> buf(keys.data(), alt.data());
+      std::size_t temp_bytes = 0;
+      KKPERM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buf, static_cast<int>(n), 0, nbits,
+                                                       exec.cuda_stream()));
+      Kokkos::View<unsigned char*, mem_t> temp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::temp"),
+                                               temp_bytes);
+      KKPERM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, buf, static_cast<int>(n), 0, nbits,
+                                                       exec.cuda_stream()));
+      if (buf.Current() != keys.data()) Kokkos::deep_copy(exec, keys, alt);
+      exec.fence();  // alt/temp are freed on return
+      return;
+    }
+#endif
     KokkosKernels::Impl::bitonicSort<KeyView, Exec, std::int64_t>(keys);
   }
 }
@@ -179,10 +207,10 @@ struct WindowedGreedy {
 /**
  * @brief Windowed greedy Hamming order of A's rows on A's execution space. `ord_override`
  * (host vector, may be empty) replaces the MinHash order (tests use the identity order to compare
- * with the exact greedy). Returns perm (new -> old) on the host.
+ * with the exact greedy). Returns perm (new -> old) on A's space.
  */
 template <class Matrix>
-std::vector<typename Matrix::non_const_ordinal_type> windowed_hamming_order(
+Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> windowed_hamming_order(
     const Matrix& A, Permutation kind, const PermuteParams& params,
     const std::vector<std::int64_t>& ord_override = {}) {
   using exec_t = typename Matrix::execution_space;
@@ -191,7 +219,7 @@ std::vector<typename Matrix::non_const_ordinal_type> windowed_hamming_order(
   using IView = Kokkos::View<std::int64_t*, mem_t>;
   const int mode = greedy_mode_of(kind);
   const std::int64_t n = A.numRows();
-  std::vector<O> result(n);
+  Kokkos::View<O*, mem_t> result(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::windowed"), n);
   if (n == 0) return result;
   const int nw = params.feature.warps_per_block;
   const O cpl = static_cast<O>(params.feature.cols_per_line(sizeof(typename Matrix::non_const_value_type)));
@@ -248,7 +276,7 @@ std::vector<typename Matrix::non_const_ordinal_type> windowed_hamming_order(
           key = (key << s1) | (s1 > 0 ? (std::uint64_t(h0) >> (32 - s1)) : 0);
           keys(i) = (key << ibits) | static_cast<std::uint64_t>(i);
         });
-    sort_unique_keys<exec_t>(keys);
+    sort_unique_keys<exec_t>(keys, 64);
     const std::uint64_t mask = (ibits == 64) ? ~0ull : ((1ull << ibits) - 1);
     Kokkos::parallel_for(
         "kkperm::permute::ord", Kokkos::RangePolicy<exec_t>(0, n),
@@ -277,8 +305,10 @@ std::vector<typename Matrix::non_const_ordinal_type> windowed_hamming_order(
   g.mode = mode;
   g.cpl = cpl;
   Kokkos::parallel_for("kkperm::permute::windowed_greedy", Kokkos::RangePolicy<exec_t>(0, n_chunks), g);
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), g.out);
-  for (std::int64_t p = 0; p < n; ++p) result[p] = static_cast<O>(h(p));
+  auto gout = g.out;
+  Kokkos::parallel_for(
+      "kkperm::permute::windowed_out", Kokkos::RangePolicy<exec_t>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t p) { result(p) = static_cast<O>(gout(p)); });
   return result;
 }
 

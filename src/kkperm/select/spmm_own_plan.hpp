@@ -64,11 +64,9 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
       throw CandidateNotApplicable(this->name() + ": RCM needs a square matrix, A is " +
                                    std::to_string(A.numRows()) + " x " +
                                    std::to_string(A.numCols()));
-    const auto P = build_permutation(A, kind, params);
-    Kokkos::View<ordinal_type*, device_type> pd("kkperm::spmm::perm", P.perm.size());
-    Kokkos::deep_copy(pd, Kokkos::View<const ordinal_type*, Kokkos::HostSpace,
-                                       Kokkos::MemoryUnmanaged>(P.perm.data(), P.perm.size()));
-    rs_ = kernels::spmm::build_row_set(A, perm_view(pd), dcsr, permuted_space_);
+    params.validate_matrix = false;  // plan precondition: A validated by the caller
+    const auto P = build_permutation(A, kind, params);  // device-resident, no host copy
+    rs_ = kernels::spmm::build_row_set(A, perm_view(P.perm), dcsr, permuted_space_);
   }
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
