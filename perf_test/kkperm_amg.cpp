@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   kkperm::perf::ResultWriter out(opt, tool);
   out.set_meta("device", kkperm::perf::device_name());
   kkperm::perf::set_guard_meta(out, po);
+  out.set_meta("esc_slot_map_limit_bytes", po.esc.slot_map_limit_bytes);
+  out.set_meta("esc_team_bin_hash", po.esc.team_bin_hash);
   int failures = 0;
   for (std::size_t i = 0; i < opt.sources.size(); ++i) {
     const auto& src = opt.sources[i];

@@ -11,6 +11,23 @@
 
 namespace {
 using Matrix = kkperm::Crs<double, int, kkperm::DefaultDevice, int>;
+using Matrix64 = kkperm::Crs<double, int, kkperm::DefaultDevice, std::int64_t>;
+
+/// time_product with the offset width --offsets asks for (recorded as offset_bits).
+nlohmann::json time_any(const kkperm::perf::Options& opt, kkperm::SpgemmCandidate c,
+                        const Matrix& A, const Matrix& B, const std::string& name,
+                        const std::string& label, const kkperm::SpgemmPlanOptions& po) {
+  nlohmann::json r;
+  if (kkperm::perf::offset_bits_for(opt, c, A, B) == 64) {
+    r = kkperm::perf::time_product(opt, c, kkperm::perf::with_offset64<Matrix64>(A),
+                                   kkperm::perf::with_offset64<Matrix64>(B), name, label, po);
+    r["offset_bits"] = 64;
+  } else {
+    r = kkperm::perf::time_product(opt, c, A, B, name, label, po);
+    r["offset_bits"] = 32;
+  }
+  return r;
+}
 
 kkperm::perf::ToolSpec spec() {
   auto flags = kkperm::perf::spgemm_extra_flags();
@@ -43,6 +60,8 @@ int main(int argc, char** argv) {
   kkperm::perf::ResultWriter out(opt, tool);
   out.set_meta("device", kkperm::perf::device_name());
   kkperm::perf::set_guard_meta(out, po);
+  out.set_meta("esc_slot_map_limit_bytes", po.esc.slot_map_limit_bytes);
+  out.set_meta("esc_team_bin_hash", po.esc.team_bin_hash);
   out.set_meta("esc_thresholds", {po.esc.thread_max, po.esc.warp_max, po.esc.team_max});
   // requested sizes; on CUDA each kernel clamps to its TeamPolicy::team_size_max
   out.set_meta("esc_team_sizes_requested",
@@ -97,10 +116,10 @@ int main(int argc, char** argv) {
         if (!kkperm::perf::selected(opt, kkperm::to_string(c))) continue;
         nlohmann::json r;
         if (prod == "A2") {
-          r = kkperm::perf::time_product(opt, c, A, A, src.name, "A2", po);
+          r = time_any(opt, c, A, A, src.name, "A2", po);
         } else if ((prod == "AP" || prod == "RAP") && have_p) {
-          r = prod == "AP" ? kkperm::perf::time_product(opt, c, A, P, src.name, "AP", po)
-                           : kkperm::perf::time_product(opt, c, R, AP, src.name, "RAP", po);
+          r = prod == "AP" ? time_any(opt, c, A, P, src.name, "AP", po)
+                           : time_any(opt, c, R, AP, src.name, "RAP", po);
         } else {
           r = {{"matrix", src.name}, {"product", prod}, {"candidate", kkperm::to_string(c)},
                {"status", "error"}, {"reason", have_p ? "unknown product" : "no prolongator"}};

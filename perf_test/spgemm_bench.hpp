@@ -4,6 +4,7 @@
 // return one JSON record. Library logic stays in the registry; this only times and reports.
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,9 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.team_max = static_cast<std::int64_t>(opt.get_double("--esc-team", 6144));
   o.esc.block_team_size = static_cast<int>(opt.get_double("--esc-block-threads", 256));
   o.esc.global_team_size = static_cast<int>(opt.get_double("--esc-global-threads", 512));
+  o.esc.team_bin_hash = !opt.has("--esc-team-sort");
+  o.esc.slot_map_limit_bytes =
+      static_cast<std::size_t>(opt.get_double("--esc-slot-map-mib", 8192) * 1048576.0);
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -37,13 +41,50 @@ void set_guard_meta(Writer& out, const kkperm::SpgemmPlanOptions& po) {
             << kkperm::kk_guard_origin() << ")\n";
 }
 
+/// The same matrix with 64-bit offsets (row_map converted on the device; entries and values
+/// shared), for products whose nnz(C) may exceed 2^31 - 1.
+template <class Matrix64, class Matrix>
+Matrix64 with_offset64(const Matrix& A) {
+  using rowmap64 = typename Matrix64::row_map_type::non_const_type;
+  const auto n = static_cast<std::int64_t>(A.graph.row_map.extent(0));
+  rowmap64 rm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::perf::row_map64"), n);
+  const auto src = A.graph.row_map;
+  Kokkos::parallel_for(
+      "kkperm::perf::offset64", Kokkos::RangePolicy<typename Matrix::execution_space>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i) { rm(i) = static_cast<std::int64_t>(src(i)); });
+  return Matrix64("kkperm::perf::A64", A.numRows(), A.numCols(), A.nnz(), A.values, rm,
+                  A.graph.entries);
+}
+
+/// Offset width for candidate `c` on C = A·B under --offsets: 32, 64, or auto = 64 for the
+/// ESC candidates (the only ones built for 64-bit offsets) when Σ F_i (an upper bound of
+/// nnz(C)) exceeds 2^31 - 1, else 32.
+template <class Matrix>
+int offset_bits_for(const Options& opt, kkperm::SpgemmCandidate c, const Matrix& A,
+                    const Matrix& B) {
+  const std::string mode = opt.get("--offsets", "auto");
+  if (mode == "32") return 32;
+  if (mode == "64") return 64;
+  KKPERM_REQUIRE(mode == "auto", "--offsets: expected 32, 64 or auto, got '" << mode << "'");
+  if (c != kkperm::SpgemmCandidate::esc && c != kkperm::SpgemmCandidate::esc_permuted) return 32;
+  return kkperm::estimate_spgemm_work(A, B).sum_work > std::numeric_limits<int>::max() ? 64 : 32;
+}
+
 inline std::vector<ExtraFlag> spgemm_extra_flags() {
-  return {{"--esc-thread", "N", "ESC one-thread bin threshold (<= 32)", "32"},
+  return {{"--offsets", "32|64|auto",
+           "offset width of A, B and C; auto: 64 for esc/esc_permuted when the products exceed "
+           "2^31-1 (only the ESC candidates run with 64-bit offsets)",
+           "auto"},
+          {"--esc-thread", "N", "ESC one-thread bin threshold (<= 32)", "32"},
           {"--esc-warp", "N", "ESC warp bin threshold", "736"},
           {"--esc-team", "N", "ESC block bin threshold", "6144"},
           {"--esc-block-threads", "N", "threads of the ESC block-bin team", "256"},
           {"--esc-global-threads", "N",
            "threads per ESC global-bin row (clamped to the kernel's team_size_max)", "512"},
+          {"--esc-slot-map-mib", "N",
+           "largest ESC slot map kept for numeric (MiB; 0: numeric by binary search)", "8192"},
+          {"--esc-team-sort", "",
+           "ESC symbolic warp/block bins: bitonic sort of the expanded row (default: hash table)"},
           {"--kk-max-row-work", "N",
            "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
            "262144"},

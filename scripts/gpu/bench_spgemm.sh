@@ -12,7 +12,7 @@
 # GPU host, tests first: bash .carry/kkperm-gpu/run_tests_gpu.sh --filter spgemm
 # Usage (GPU host, repo root, after scripts/gpu/pack_for_gpu.sh shipped .carry/kkperm-gpu):
 #   bash scripts/gpu/bench_spgemm.sh [PART] [-- extra flags for the tools]
-#   PART: smoke | stencil | mesh | graph | amg | tune | all (default all; `all` does NOT fit one
+#   PART: smoke | stencil | mesh | graph | amg | tune | ab | all (default all; `all` does NOT fit one
 #   10-min device command — run the parts as separate commands).
 #
 # Time per part. Every tool run (one matrix) has its own hard timeout PER_RUN (default 150 s), so
@@ -32,6 +32,16 @@
 #   tune     ~1-2 min ESC only, A² of 3D 27-pt 64³ and power-law 200k under 4 bin-threshold /
 #            team-size settings (issue 5: thresholds to be tuned on H100 with the measurement
 #            recorded); 4 runs with PER_RUN_TUNE (default 100 s) each, hard cap < 7 min
+#   ab       ~3-5 min A/B of the ESC numeric slot map and the symbolic scratch hash (issue 5,
+#            2026-11-21): esc + cusparse_reuse on A² of the 4elt Kronecker mesh and on
+#            laplace3d7 100³ (A², AP, RAP), and kkperm_amg on laplace3d7 100³, each under
+#            new (defaults) / search (--esc-slot-map-mib 0: numeric by binary search, the old
+#            path) / sort (--esc-team-sort: symbolic warp/block bins by bitonic sort, the old
+#            path); 9 runs, PER_RUN_AB (default 60 s) each. Compare numeric_reuse_ms /
+#            resetup_numeric_ms (slot map) and symbolic_ms / setup_ms (hash) across labels.
+#   The graph part runs the power-law A² (nnz(C) > 2^31) through the ESC with 64-bit offsets
+#   (kkperm_spgemm --offsets auto, the default); offset_bits and details (peak_bytes,
+#   memory_limit) are in each record.
 # Results: $OUT/spgemm_<part>_<k>.{json,csv,log} (k = run index in the part) and
 #   $OUT/spgemm_<part>.log (part log with nvidia-smi and each run's exit status / elapsed s).
 # Environment: OUT (default ./gpu-out), KKPERM_SPGEMM / KKPERM_AMG (binaries; default
@@ -50,8 +60,8 @@ EXTRA=("$@")
 REPEAT=${REPEAT:-5}
 WARMUP=${WARMUP:-1}
 PER_RUN=${PER_RUN:-150}
-case "$PART" in smoke|stencil|mesh|graph|amg|tune|all) ;; -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
-  *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|tune|all)" >&2; exit 2 ;; esac
+case "$PART" in smoke|stencil|mesh|graph|amg|tune|ab|all) ;; -h|--help) sed -n '2,50p' "$0"; exit 0 ;;
+  *) echo "ERROR: unknown part '$PART' (smoke|stencil|mesh|graph|amg|tune|ab|all)" >&2; exit 2 ;; esac
 
 # CUDA runtime libraries (libcusparse, libcudart) of the GPU image.
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/targets/sbsa-linux/lib; do
@@ -154,7 +164,34 @@ run_tune() {
   echo "== part tune done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_tune.log"
 }
 
-for p in smoke stencil mesh graph amg tune; do
+AB_CFGS=(  # label | ESC flags
+  "new|"
+  "search|--esc-slot-map-mib 0"
+  "sort|--esc-team-sort"
+)
+run_ab() {
+  : > "$OUT/spgemm_ab.log"
+  echo "== part ab: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN_AB=${PER_RUN_AB:-60}" >> "$OUT/spgemm_ab.log"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv >> "$OUT/spgemm_ab.log" 2>&1 || true
+  local t0=$SECONDS c label flags=()
+  local save=$PER_RUN
+  PER_RUN=${PER_RUN_AB:-60}
+  for c in "${AB_CFGS[@]}"; do
+    label=${c%%|*}
+    flags=()
+    read -r -a flags <<< "${c#*|}"
+    run_one ab "mesh_$label" "$SPGEMM" --candidates esc,cusparse_reuse "${flags[@]}" \
+      --products A2 --gen "kron:file=$R/4elt.mtx.gz,nnz=4e6,seed=16"
+    run_one ab "stencil_$label" "$SPGEMM" --candidates esc,cusparse_reuse "${flags[@]}" \
+      --gen "laplace3d7:nx=100"
+    run_one ab "amg_$label" "$AMG" --candidates esc,cusparse_reuse "${flags[@]}" --gen "laplace3d7:nx=100"
+  done
+  PER_RUN=$save
+  echo "== part ab done in $((SECONDS - t0)) s, rc $PART_RC" | tee -a "$OUT/spgemm_ab.log"
+}
+
+for p in smoke stencil mesh graph amg tune ab; do
   [[ "$PART" != all && "$PART" != "$p" ]] && continue
   case $p in
     smoke)   run_part "$p" "$SPGEMM" -- "${SMOKE[@]}" ;;
@@ -163,6 +200,7 @@ for p in smoke stencil mesh graph amg tune; do
     graph)   run_part "$p" "$SPGEMM" --products A2 -- "${GRAPH[@]}" ;;
     amg)     run_part "$p" "$AMG" -- "${AMGSET[@]}" ;;
     tune)    run_tune ;;
+    ab)      run_ab ;;
   esac
 done
 exit $PART_RC

@@ -171,3 +171,57 @@ TEST(SpgemmCandidates, RealMatricesEveryCandidateMatchesReference) {
   ::testing::Test::RecordProperty("real_matrices_checked", std::to_string(checked));
   EXPECT_GT(checked, 10);
 }
+
+// 64-bit offsets: esc / esc_permuted run (and reuse) through Crs<double, int, Device, int64>;
+// every other candidate is skipped with a reason, never run on a type it was not built for.
+TEST(SpgemmCandidates, Offset64PlansRunEscAndSkipOthers) {
+  using Matrix64 = kkperm::Crs<double, int, kkperm::DefaultDevice, std::int64_t>;
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(160, 160, 0, 12, seed);
+  const auto hA2 = revalue(hA, seed + 1);
+  const auto A = kkperm::to_device<Matrix64>(hA), A2 = kkperm::to_device<Matrix64>(hA2);
+  int ran = 0;
+  for (auto c : kkperm::spgemm_candidates()) {
+    const bool esc = c == SpgemmCandidate::esc || c == SpgemmCandidate::esc_permuted;
+    try {
+      auto plan = kkperm::make_spgemm_plan<Matrix64>(c);
+      plan->symbolic(A, A);
+      Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+      plan->numeric(A, A);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), reference_multiply(hA, hA),
+                                    "int64 " + kkperm::to_string(c)));
+      plan->numeric(A2, A2);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), reference_multiply(hA2, hA2),
+                                    "int64 reuse " + kkperm::to_string(c)));
+      EXPECT_TRUE(esc) << kkperm::to_string(c) << " ran with 64-bit offsets";
+      ++ran;
+    } catch (const kkperm::CandidateNotApplicable& e) {
+      EXPECT_FALSE(esc) << e.what();
+      EXPECT_NE(std::string(e.what()).find("64-bit offsets"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(ran, 2);
+}
+
+// The ESC memory guard: with the device memory given as too small for C, the plan is skipped
+// (CandidateNotApplicable) with the estimated bytes in the reason, not an error or a crash.
+TEST(SpgemmCandidates, EscSkippedWithEstimateWhenProductDoesNotFitMemory) {
+  const auto A = kkperm::to_device<Matrix>(random_csr(200, 200, 5, 10, 21));
+  kkperm::SpgemmPlanOptions o;
+  o.guard.device_bytes = 4096;  // 0.8 x 4 KiB usable: C alone needs more
+  for (auto c : {SpgemmCandidate::esc, SpgemmCandidate::esc_permuted}) {
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
+    try {
+      plan->symbolic(A, A);
+      ADD_FAILURE() << kkperm::to_string(c) << " not refused";
+    } catch (const kkperm::CandidateNotApplicable& e) {
+      const std::string w = e.what();
+      EXPECT_NE(w.find("needs"), std::string::npos) << w;
+      EXPECT_NE(w.find("memory limit of 3276 bytes"), std::string::npos) << w;
+    }
+  }
+  o.guard.device_bytes = std::size_t(1) << 30;  // fits
+  auto plan = kkperm::make_spgemm_plan<Matrix>(SpgemmCandidate::esc, o);
+  EXPECT_NO_THROW(plan->symbolic(A, A));
+}

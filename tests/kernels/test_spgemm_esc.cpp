@@ -13,7 +13,8 @@ using kkperm::spgemm::EscSpgemm;
 using kkperm::spgemm::reference_multiply;
 
 /// Configurations every product is checked under: defaults, tiny thresholds so small inputs
-/// cross all four bins (and the global bin is split into many chunks), and permuted output.
+/// cross all four bins (and the global bin is split into many chunks), permuted output, and
+/// numeric through the slot map (default) or by binary search (slot_map_limit_bytes = 0).
 std::vector<std::pair<std::string, EscConfig>> configs() {
   std::vector<std::pair<std::string, EscConfig>> out;
   out.emplace_back("default", EscConfig{});
@@ -29,7 +30,28 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig permd;
   permd.output_order = EscOutputOrder::permuted_then_restore;
   out.emplace_back("default_permuted", permd);
+  EscConfig sort = tiny;
+  sort.team_bin_hash = false;  // symbolic warp/block bins by bitonic sort of the expanded row
+  out.emplace_back("tiny_bins_sort", sort);
+  EscConfig search = tiny;
+  search.slot_map_limit_bytes = 0;
+  out.emplace_back("tiny_bins_search", search);
+  EscConfig search_perm = perm;
+  search_perm.slot_map_limit_bytes = 0;
+  out.emplace_back("tiny_bins_permuted_search", search_perm);
   return out;
+}
+
+/// The numeric path a config must have taken: slot map whenever allowed and there is work.
+template <class Esc>
+void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string& what) {
+  const auto& s = esc.stats();
+  if (cfg.slot_map_limit_bytes > 0 && !cfg.drop_zeros && s.sum_work > 0) {
+    EXPECT_GT(s.slot_bytes, 0u) << what << ": slot map not built";
+    EXPECT_TRUE(s.slot_width == 2 || s.slot_width == 4) << what;
+  } else {
+    EXPECT_EQ(s.slot_bytes, 0u) << what << ": slot map built although not allowed";
+  }
 }
 
 void poison_values(const Matrix& C) {
@@ -48,6 +70,7 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
     esc.numeric(A, B);
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "]"));
     EXPECT_EQ(esc.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz()));
+    expect_numeric_path(esc, cfg, what + " [" + name + "]");
   }
 }
 }  // namespace
@@ -136,15 +159,25 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
   const auto ref = reference_multiply(A, B);
   const auto dA = kkperm::to_device<Matrix>(A);
   const auto dB = kkperm::to_device<Matrix>(B);
-  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore}) {
+  const auto A2 = revalue(A, seed + 5), B2 = revalue(B, seed + 6);
+  const auto ref2 = reference_multiply(A2, B2);
+  const auto dA2 = kkperm::to_device<Matrix>(A2), dB2 = kkperm::to_device<Matrix>(B2);
+  for (int variant = 0; variant < 4; ++variant) {
     EscConfig cfg;
-    cfg.output_order = order;
+    cfg.output_order = variant % 2 ? EscOutputOrder::permuted_then_restore : EscOutputOrder::direct;
+    if (variant >= 2) cfg.slot_map_limit_bytes = 0;  // numeric by binary search
     cfg.global_buffer_bytes = 16 * 1024;  // the 6145 and 9000 rows each get their own chunk
+    const std::string what = "bin crossing, variant " + std::to_string(variant);
     EscSpgemm<Matrix> esc(cfg);
     esc.symbolic(dA, dB);
     poison_values(esc.C());
     esc.numeric(dA, dB);
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "bin crossing"));
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+    expect_numeric_path(esc, cfg, what);
+    // numeric re-setup after a value change, every bin (slot map or search)
+    poison_values(esc.C());
+    esc.numeric(dA2, dB2);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, what + ", reuse"));
     const auto& s = esc.stats();
     // bins: {0,1,31,32} thread; {33,735,736} warp; {737,6143,6144} block; {6145,9000} global.
     // Bin key is max(F_i, nnz(A row)) and nnz(A row) <= F_i here.
@@ -335,4 +368,127 @@ TEST(EscSpgemm, FlipBitonicNetworkSortsAnyLength) {
     EXPECT_EQ(keys, expect) << "n = " << n;
     for (std::size_t t = 0; t < vals.size(); ++t) ASSERT_EQ(vals[t], keys[t] * 7 + 3) << "n = " << n;
   }
+}
+
+// A C row with more than 65536 entries needs 32-bit slots (16-bit otherwise): row 0 of A touches
+// ten B rows that together cover 70000 distinct columns (global bin, one row of C with 70000
+// entries); the other rows are small. Fresh product and reuse after a value change.
+TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  const int m = 70000;
+  std::vector<int> perm_cols(m);
+  std::iota(perm_cols.begin(), perm_cols.end(), 0);
+  std::shuffle(perm_cols.begin(), perm_cols.end(), rng);
+  Host B;
+  B.num_rows = 10;
+  B.num_cols = m;
+  B.row_map.assign(11, 0);
+  for (int k = 0; k < 10; ++k) {
+    std::vector<int> cols(perm_cols.begin() + k * 7000, perm_cols.begin() + (k + 1) * 7000);
+    std::sort(cols.begin(), cols.end());
+    for (int c : cols) {
+      B.entries.push_back(c);
+      B.values.push_back(val(rng));
+    }
+    B.row_map[k + 1] = static_cast<int>(B.entries.size());
+  }
+  Host A = random_csr(5, 10, 0, 2, seed + 1);
+  Host A0;  // row 0 = all ten B rows, then A's rows
+  A0.num_rows = 6;
+  A0.num_cols = 10;
+  A0.row_map.assign(7, 0);
+  for (int k = 0; k < 10; ++k) {
+    A0.entries.push_back(k);
+    A0.values.push_back(val(rng));
+  }
+  A0.row_map[1] = 10;
+  for (int i = 0; i < 5; ++i) {
+    for (int p = A.row_map[i]; p < A.row_map[i + 1]; ++p) {
+      A0.entries.push_back(A.entries[p]);
+      A0.values.push_back(A.values[p]);
+    }
+    A0.row_map[i + 2] = static_cast<int>(A0.entries.size());
+  }
+  const auto dA = kkperm::to_device<Matrix>(A0), dB = kkperm::to_device<Matrix>(B);
+  const auto A2 = revalue(A0, seed + 2), B2 = revalue(B, seed + 3);
+  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore}) {
+    EscConfig cfg;
+    cfg.output_order = order;
+    EscSpgemm<Matrix> esc(cfg);
+    esc.symbolic(dA, dB);
+    EXPECT_EQ(esc.stats().slot_width, 4);
+    EXPECT_GE(esc.stats().bin_rows[3], 1);  // row 0 (and rows of A touching 7000-entry B rows)
+    poison_values(esc.C());
+    esc.numeric(dA, dB);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A0, B), "wide row"));
+    poison_values(esc.C());
+    esc.numeric(kkperm::to_device<Matrix>(A2), kkperm::to_device<Matrix>(B2));
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A2, B2),
+                                  "wide row, reuse"));
+  }
+  // every other product here has rows of ≤ 65536 entries: 16-bit slots
+  EscSpgemm<Matrix> small;
+  small.symbolic(kkperm::to_device<Matrix>(A), dB);
+  if (small.stats().sum_work > 0) EXPECT_EQ(small.stats().slot_width, 2);
+}
+
+// 64-bit offsets (size_type = int64): the path that lets nnz(C) exceed 2^31 - 1 on a device
+// that holds it. A CPU cannot hold such a product, so the same kernels are checked here on small
+// products through the int64-offset type, every config (bins, permuted output, slot map/search),
+// fresh and after a value change.
+TEST(EscSpgemm, Offset64ProductsMatchReference) {
+  using Matrix64 = kkperm::Crs<double, int, kkperm::DefaultDevice, std::int64_t>;
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(220, 180, 0, 14, seed);
+  const auto hB = random_csr(180, 240, 0, 40, seed + 1);
+  const auto ref = reference_multiply(hA, hB);
+  const auto hA2 = revalue(hA, seed + 2), hB2 = revalue(hB, seed + 3);
+  const auto ref2 = reference_multiply(hA2, hB2);
+  const auto A = kkperm::to_device<Matrix64>(hA), B = kkperm::to_device<Matrix64>(hB);
+  for (const auto& [name, cfg] : configs()) {
+    EscSpgemm<Matrix64> esc(cfg);
+    esc.symbolic(A, B);
+    static_assert(sizeof(decltype(esc.C().graph.row_map(0))) == 8, "64-bit offsets");
+    Kokkos::deep_copy(esc.C().values, kkperm::test::poison<double>());
+    esc.numeric(A, B);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "int64 offsets [" + name + "]"));
+    expect_numeric_path(esc, cfg, "int64 offsets [" + name + "]");
+    Kokkos::deep_copy(esc.C().values, kkperm::test::poison<double>());
+    esc.numeric(kkperm::to_device<Matrix64>(hA2), kkperm::to_device<Matrix64>(hB2));
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, "int64 reuse [" + name + "]"));
+  }
+}
+
+// nnz(C) that overflows 32-bit offsets is refused with EscCapacityError before C is allocated;
+// the memory limit too, stating the bytes needed.
+TEST(EscSpgemm, CapacityErrorsStateWhatIsNeeded) {
+  const auto S = kkperm::to_device<Matrix>(random_csr(40, 40, 2, 6, 8));
+  EscConfig small;
+  small.memory_limit_bytes = 64;
+  EscSpgemm<Matrix> tiny(small);
+  try {
+    tiny.symbolic(S, S);
+    ADD_FAILURE() << "memory limit not enforced";
+  } catch (const kkperm::spgemm::EscCapacityError& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes in all"), std::string::npos) << e.what();
+  }
+  // memory limit between the product's needs without and with a slot map: C is built, the slot
+  // map is left out (numeric searches) instead of failing
+  EscSpgemm<Matrix> probe;
+  probe.symbolic(S, S);
+  const auto& ps = probe.stats();
+  ASSERT_GT(ps.slot_bytes, 0u);
+  EscConfig mid;
+  mid.memory_limit_bytes = ps.peak_bytes - ps.slot_bytes / 2;
+  EscSpgemm<Matrix> esc(mid);
+  esc.symbolic(S, S);
+  EXPECT_EQ(esc.stats().slot_bytes, 0u);
+  esc.numeric(S, S);
+  EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()),
+                                reference_multiply(kkperm::to_host(S), kkperm::to_host(S)),
+                                "no slot map under the memory limit"));
 }

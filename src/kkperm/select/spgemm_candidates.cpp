@@ -50,12 +50,16 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << s.bin_rows[3] << " global_chunks=" << s.global_chunks
        << " scratch_levels=" << s.scratch_level_warp << "/" << s.scratch_level_block
        << " numeric_levels=" << s.numeric_level_warp << "/" << s.numeric_level_block
+       << " slot_bytes=" << s.slot_bytes << " slot_width=" << s.slot_width
+       << " vector_length=" << s.vector_length << " slot_build_ms=" << 1e3 * s.slot_build_s
+       << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
+       << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes;
     return os.str();
   }
   double extra_bytes() const override {
     const auto& s = esc_.stats();
-    return static_cast<double>(s.plan_bytes + s.buffer_bytes);
+    return static_cast<double>(s.plan_bytes + s.buffer_bytes + s.slot_bytes);
   }
   double restore_ms() const override {
     return 1e3 * (esc_.stats().symbolic_restore_s + esc_.stats().numeric_restore_s);
@@ -64,7 +68,13 @@ class EscPlan final : public SpgemmPlan<Matrix> {
   const spgemm::EscStats& stats() const { return esc_.stats(); }
 
  protected:
-  void symbolic_impl(const Matrix& A, const Matrix& B) override { esc_.symbolic(A, B); }
+  void symbolic_impl(const Matrix& A, const Matrix& B) override {
+    try {
+      esc_.symbolic(A, B);
+    } catch (const spgemm::EscCapacityError& e) {  // does not fit: skipped with the estimate
+      throw CandidateNotApplicable(this->name() + ": " + e.what());
+    }
+  }
   void numeric_impl(const Matrix& A, const Matrix& B) override { esc_.numeric(A, B); }
 
  private:
@@ -74,6 +84,10 @@ class EscPlan final : public SpgemmPlan<Matrix> {
                          ? spgemm::EscOutputOrder::permuted_then_restore
                          : spgemm::EscOutputOrder::direct;
     e.check_reuse = false;  // the plan base checks the structure hash already
+    if (e.memory_limit_bytes == 0) {  // refuse clearly (with the estimate) what cannot fit
+      const std::size_t dev = o.guard.device_bytes ? o.guard.device_bytes : device_memory_bytes();
+      e.memory_limit_bytes = static_cast<std::size_t>(o.guard.memory_fraction * static_cast<double>(dev));
+    }
     return e;
   }
   spgemm::EscSpgemm<Matrix> esc_;
@@ -219,18 +233,31 @@ std::unique_ptr<SpgemmPlan<Matrix>> make_spgemm_plan(SpgemmCandidate c, const Sp
     case SpgemmCandidate::esc:
     case SpgemmCandidate::esc_permuted:
       return std::make_unique<EscPlan<Matrix>>(c, o);
-    case SpgemmCandidate::kk_spgemm_kk:
-    case SpgemmCandidate::kk_spgemm_kk_memory:
-      return std::make_unique<KkPlan<Matrix>>(c, o);
-#ifdef KKPERM_ENABLE_CUDA
-    case SpgemmCandidate::cusparse_alg1:
-    case SpgemmCandidate::cusparse_alg2:
-    case SpgemmCandidate::cusparse_alg3:
-    case SpgemmCandidate::cusparse_reuse:
-      return make_cusparse_spgemm_plan<Matrix>(c, o);
-#endif
     default:
       break;
+  }
+  if constexpr (sizeof(typename Matrix::non_const_size_type) == sizeof(int)) {
+    switch (c) {
+      case SpgemmCandidate::kk_spgemm_kk:
+      case SpgemmCandidate::kk_spgemm_kk_memory:
+        return std::make_unique<KkPlan<Matrix>>(c, o);
+#ifdef KKPERM_ENABLE_CUDA
+      case SpgemmCandidate::cusparse_alg1:
+      case SpgemmCandidate::cusparse_alg2:
+      case SpgemmCandidate::cusparse_alg3:
+      case SpgemmCandidate::cusparse_reuse:
+        return make_cusparse_spgemm_plan<Matrix>(c, o);
+#endif
+      default:
+        break;
+    }
+  } else {
+    // 64-bit offsets (nnz(C) > 2^31 - 1): only the ESC kernel is instantiated for them; KK 3.4
+    // and our cuSPARSE plans are built for 32-bit offsets. (ESC returned above.)
+    if (c != SpgemmCandidate::esc && c != SpgemmCandidate::esc_permuted)
+      throw CandidateNotApplicable(to_string(c) + ": not built for " +
+                                 std::to_string(8 * sizeof(typename Matrix::non_const_size_type)) +
+                                 "-bit offsets (only esc / esc_permuted are)");
   }
   KKPERM_THROW(std::invalid_argument,
                "kkperm::make_spgemm_plan: candidate " << to_string(c) << " has no plan here");
@@ -240,5 +267,8 @@ template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, int>>>
 make_spgemm_plan<Crs<double, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
 template std::unique_ptr<SpgemmPlan<Crs<float, int, DefaultDevice, int>>>
 make_spgemm_plan<Crs<float, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, std::int64_t>>>
+make_spgemm_plan<Crs<double, int, DefaultDevice, std::int64_t>>(SpgemmCandidate,
+                                                                const SpgemmPlanOptions&);
 
 }  // namespace kkperm

@@ -211,7 +211,9 @@ class SpgemmPlan {
 };
 
 /// Creates the (empty) plan for `c`; std::invalid_argument when `c` is not available here.
-/// Explicitly instantiated for Crs<float|double, int, DefaultDevice, int>.
+/// Explicitly instantiated for Crs<float|double, int, DefaultDevice, int> (every candidate) and
+/// Crs<double, int, DefaultDevice, int64_t> (64-bit offsets, for nnz(C) > 2^31 - 1: esc and
+/// esc_permuted; the others throw CandidateNotApplicable).
 template <class Matrix>
 std::unique_ptr<SpgemmPlan<Matrix>> make_spgemm_plan(SpgemmCandidate c,
                                                      const SpgemmPlanOptions& o = {});
@@ -220,5 +222,8 @@ extern template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, int>>
 make_spgemm_plan<Crs<double, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
 extern template std::unique_ptr<SpgemmPlan<Crs<float, int, DefaultDevice, int>>>
 make_spgemm_plan<Crs<float, int, DefaultDevice, int>>(SpgemmCandidate, const SpgemmPlanOptions&);
+extern template std::unique_ptr<SpgemmPlan<Crs<double, int, DefaultDevice, std::int64_t>>>
+make_spgemm_plan<Crs<double, int, DefaultDevice, std::int64_t>>(SpgemmCandidate,
+                                                                const SpgemmPlanOptions&);
 
 }  // namespace kkperm

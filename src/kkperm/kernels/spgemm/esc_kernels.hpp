@@ -59,25 +59,34 @@ int fit_team_size(int requested, const Functor& functor, std::size_t scratch0) {
 /// Slots of the open-addressing table of one global-bin row with F products (load <= 0.8).
 inline std::int64_t hash_slots(std::int64_t F) { return next_pow2(F + (F >> 2) + 1); }
 
-/// Order-independent 64-bit hash of a CRS structure (dims, row_map, entries), used to check
-/// that numeric reuse receives the matrices the symbolic phase saw.
+/// splitmix64 finaliser (structure hash).
+KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Order-independent 64-bit hash of a CRS structure (row_map and entries, which determine it
+/// fully), used to check that numeric reuse receives the matrices the symbolic phase saw. One
+/// flat pass over max(nnz, n + 1) indices (coalesced; a thread per row looping over its entries
+/// read B's rows uncoalesced and cost a noticeable part of a numeric re-setup).
 template <class Exec, class RowMap, class Entries>
 std::uint64_t structure_hash(const RowMap& row_map, const Entries& entries, std::int64_t n) {
   std::uint64_t h = 0;
+  const std::int64_t ne = static_cast<std::int64_t>(entries.extent(0));
+  const std::int64_t re = static_cast<std::int64_t>(row_map.extent(0));
+  const std::int64_t nr = re < n + 1 ? re : n + 1;  // a 0 x 0 matrix may have no row_map
+  const std::int64_t len = ne > nr ? ne : nr;
   Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::structure_hash", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& acc) {
-        const std::int64_t b = static_cast<std::int64_t>(row_map(i));
-        const std::int64_t e = static_cast<std::int64_t>(row_map(i + 1));
-        for (std::int64_t p = b; p < e; ++p) {
-          std::uint64_t z = (static_cast<std::uint64_t>(i) << 32) ^
-                            static_cast<std::uint64_t>(entries(p)) ^
-                            (static_cast<std::uint64_t>(p - b) << 52);
-          z += 0x9E3779B97F4A7C15ull;  // splitmix64 finaliser
-          z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-          z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-          acc += z ^ (z >> 31);
-        }
+      "kkperm::spgemm::esc::structure_hash", Kokkos::RangePolicy<Exec>(0, len),
+      KOKKOS_LAMBDA(const std::int64_t p, std::uint64_t& acc) {
+        if (p < ne)
+          acc += mix64(mix64(static_cast<std::uint64_t>(p)) ^
+                       static_cast<std::uint64_t>(entries(p)));
+        if (p < nr)
+          acc += mix64(mix64(~static_cast<std::uint64_t>(p)) ^
+                       static_cast<std::uint64_t>(row_map(p)));
       },
       h);
   return h;
@@ -549,6 +558,81 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
       policy, body);
 }
 
+/// Bins 1 and 2 without drop_zeros: the row's columns inserted into an open-addressing table in
+/// team scratch (hash_slots(F) entries, load <= 0.8) instead of expanding and bitonic-sorting
+/// the padded row: the count pass needs no sort at all (count = successful inserts); the fill
+/// pass compacts the table straight into C's row and sorts only the nnz(C_i) unique columns
+/// there (flip bitonic; heap sort on one-thread teams) — as the global bin does. Deterministic
+/// (the set of columns does not depend on insertion order). With drop_zeros the sort path
+/// (symbolic_team_bin) is used: the kept set depends on sums, which must not depend on order.
+template <class Exec, class Args>
+void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
+                            int team_size, std::int64_t max_work, std::int64_t max_ka,
+                            int& level_out) {
+  using O = typename Args::EntC::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (end <= begin) return;
+  const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
+  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) +
+                            static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 2 * 128;
+  const int level = bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
+  level_out = level;
+  const O empty = -1;  // columns are >= 0 (validated)
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    int* pre = static_cast<int*>(team.team_scratch(level).get_shmem_aligned(sizeof(int) * (ka + 1), 8));
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, ka),
+                          [&](const std::int64_t t, int& upd, const bool final) {
+                            const auto k = g.entA(a0 + t);
+                            if (final) pre[t] = upd;
+                            upd += static_cast<int>(g.rowB(k + 1) - g.rowB(k));
+                          });
+    const std::int64_t F = g.work(i);
+    const std::int64_t Hr = next_pow2_dev(F + (F >> 2) + 1);  // hash_slots(F)
+    O* table = static_cast<O*>(team.team_scratch(level).get_shmem_aligned(sizeof(O) * Hr, 8));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Hr),
+                         [&](const std::int64_t t) { table[t] = empty; });
+    team.team_barrier();
+    std::int64_t unique = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, F),
+        [&](const std::int64_t t, std::int64_t& acc) {
+          const std::int64_t s = find_segment(pre, ka, t);
+          const auto k = g.entA(a0 + s);
+          const auto q = g.rowB(k) + (t - pre[s]);
+          acc += hash_insert(table, Hr, static_cast<O>(g.entB(q)), empty);
+        },
+        unique);
+    if (!fill) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { g.cnt(o) = unique; });
+      return;
+    }
+    team.team_barrier();
+    O* out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, Hr),
+                          [&](const std::int64_t t, std::int64_t& upd, const bool final) {
+                            const O c = table[t];
+                            if (c != empty) {
+                              if (final) out[upd] = c;
+                              upd += 1;
+                            }
+                          });
+    team.team_barrier();
+    team_sort_n(team, out, static_cast<O*>(nullptr), unique, false);
+  };
+  const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
+  policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_team_hash"
+                            : "kkperm::spgemm::esc::symbolic_count_team_hash",
+                       policy, body);
+}
+
 /// Bin 3 (rows above the team threshold) with drop_zeros: one team per row, expanded row in a
 /// global buffer slice [buf_off(r), buf_off(r+1)) of keys and vals, sorted in global memory,
 /// reduced by key (deterministic sums, so count and fill passes agree on which sums are zero).
@@ -780,6 +864,187 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(0, Kokkos::PerTeam(tiled_scratch_bytes(team_size_for<Exec>(ts))));
   Kokkos::parallel_for("kkperm::spgemm::esc::numeric_global", policy, body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Slot map (numeric re-setup without any search). Built once after symbolic, when it fits the
+// configured budget:
+//   aprod(pa)  = global index of the first product of A nonzero pa (exclusive scan over A's
+//                nonzeros of nnz(B row entA(pa))), int64, nnz(A) + 1 entries;
+//   slot(t)    = position of product t's column inside its C row (S = uint16 when every C row
+//                has ≤ 65536 entries, else uint32), Σ F_i entries.
+// Numeric then reads per product valB and one slot (coalesced along B's row) and accumulates
+// a·b at acc[slot] — no sort, no binary search, no prefix over A's row. Memory:
+// Σ F_i · sizeof(S) + (nnz(A) + 1) · 8 bytes (EscStats::slot_bytes).
+// ---------------------------------------------------------------------------------------------
+
+/// aprod(pa) for pa in [0, nnz(A)], aprod(nnz(A)) = Σ F_i.
+template <class Exec, class Args, class AprodView>
+void product_offsets(const Args& g, std::int64_t nnz_a, const AprodView& aprod) {
+  const auto entA = g.entA;
+  const auto rowB = g.rowB;
+  Kokkos::parallel_scan(
+      "kkperm::spgemm::esc::product_offsets", Kokkos::RangePolicy<Exec>(0, nnz_a + 1),
+      KOKKOS_LAMBDA(const std::int64_t pa, std::int64_t& upd, const bool final) {
+        if (final) aprod(pa) = upd;
+        if (pa < nnz_a) {
+          const auto k = entA(pa);
+          upd += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+        }
+      });
+}
+
+/// Vector length for the nested (A entry × B row) loops: next power of two of the mean B-row
+/// length seen by A's nonzeros (Σ F_i / nnz(A)), in [1, 32]; 1 on host backends.
+template <class Exec>
+int vector_length_for(std::int64_t sum_work, std::int64_t nnz_a) {
+  if constexpr (is_host_exec<Exec>()) {
+    (void)sum_work;
+    (void)nnz_a;
+    return 1;
+  } else {
+    const std::int64_t mean = nnz_a > 0 ? (sum_work + nnz_a - 1) / nnz_a : 1;
+    int v = 1;
+    while (v < 32 && v < mean) v <<= 1;
+    return v;
+  }
+}
+
+/// Team size (threads per team / vector length, clamped to what Kokkos allows for `functor`
+/// with this vector length and level-0 scratch); 1 on host backends.
+template <class Exec, class Functor>
+int fit_team_size_v(int threads, int vec, const Functor& functor, std::size_t scratch0) {
+  if constexpr (is_host_exec<Exec>()) {
+    (void)threads;
+    (void)vec;
+    (void)functor;
+    (void)scratch0;
+    return 1;
+  } else {
+    const int want = threads / vec > 0 ? threads / vec : 1;
+    Kokkos::TeamPolicy<Exec> probe(1, 1, vec);
+    if (scratch0 > 0) probe.set_scratch_size(0, Kokkos::PerTeam(scratch0));
+    const int mx = probe.team_size_max(functor, Kokkos::ParallelForTag());
+    return want < mx ? want : (mx > 0 ? mx : 1);
+  }
+}
+
+/// slot(t) for every product of the rows perm[begin, end): position of its column in C's
+/// sorted row (binary search, once per symbolic). One team per row, A entries over the team's
+/// threads, each B row over the vector lanes. `bad` is raised if a column is missing (cannot
+/// happen for a structure built from the same A and B; checked because it is free here).
+template <class Exec, class Args, class AprodView, class SlotView, class Flag>
+void build_slots(const Args& g, std::int64_t begin, std::int64_t end, int threads, int vec,
+                 const AprodView& aprod, const SlotView& slot, const Flag& bad) {
+  using S = typename SlotView::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (end <= begin) return;
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+    const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t a1 = static_cast<std::int64_t>(g.rowA(i + 1));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](const std::int64_t pa) {
+      const auto k = g.entA(pa);
+      const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+      const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+      const std::int64_t base = aprod(pa);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](const std::int64_t q) {
+        const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(b0 + q));
+        if (pos < 0) bad() = 1;
+        slot(base + q) = static_cast<S>(pos < 0 ? 0 : pos);
+      });
+    });
+  };
+  const int ts = fit_team_size_v<Exec>(threads, vec, body, 0);
+  Kokkos::parallel_for("kkperm::spgemm::esc::build_slots",
+                       policy_t(static_cast<int>(end - begin), ts, vec), body);
+}
+
+/// Bin 0 numeric with the slot map: one thread per row, accumulator in a per-thread array.
+template <class Exec, class Args, class AprodView, class SlotView>
+void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
+                              const AprodView& aprod, const SlotView& slot) {
+  using V = typename Args::ValC::non_const_value_type;
+  if (end <= begin) return;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::numeric_thread_slots", Kokkos::RangePolicy<Exec>(begin, end),
+      KOKKOS_LAMBDA(const std::int64_t p) {
+        const auto i = g.perm(p);
+        const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
+        V acc[kThreadCapacity];
+        for (std::int64_t t = 0; t < nc; ++t) acc[t] = V(0);
+        for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
+          const auto k = g.entA(pa);
+          const V a = g.valA(pa);
+          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+          const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+          const std::int64_t base = aprod(pa);
+          for (std::int64_t q = 0; q < len; ++q) acc[slot(base + q)] += a * g.valB(b0 + q);
+        }
+        for (std::int64_t t = 0; t < nc; ++t) g.valC(cb + t) = acc[t];
+      });
+}
+
+/// Bins 1-3 numeric with the slot map: one team per row; A entries over the team's threads,
+/// B's row over the vector lanes (coalesced reads of valB and slot); each product added
+/// atomically at acc[slot] — acc in team scratch (level 0 when max_c fits, else level 1) for
+/// bins 1-2, C's values directly for the global bin (`in_place`: rows owned by one team, so
+/// the atomics never conflict across teams). Then one coalesced write of the row.
+template <class Exec, class Args, class AprodView, class SlotView>
+void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end, int threads,
+                            int vec, std::int64_t max_c, bool in_place, const AprodView& aprod,
+                            const SlotView& slot, int& level_out) {
+  using V = typename Args::ValC::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (end <= begin) return;
+  const std::size_t bytes = in_place ? 0 : static_cast<std::size_t>(max_c) * sizeof(V) + 128;
+  const int level =
+      in_place || bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
+  level_out = in_place ? -1 : level;
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+    const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t a1 = static_cast<std::int64_t>(g.rowA(i + 1));
+    V* acc = in_place ? g.valC.data() + cb
+                      : static_cast<V*>(team.team_scratch(level).get_shmem_aligned(
+                            sizeof(V) * (nc > 0 ? nc : 1), 8));
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nc),
+                         [&](const std::int64_t t) { acc[t] = V(0); });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](const std::int64_t pa) {
+      const auto k = g.entA(pa);
+      const V a = g.valA(pa);
+      const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+      const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+      const std::int64_t base = aprod(pa);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](const std::int64_t q) {
+        Kokkos::atomic_add(&acc[slot(base + q)], a * g.valB(b0 + q));
+      });
+    });
+    if (!in_place) {
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nc),
+                           [&](const std::int64_t t) { g.valC(cb + t) = acc[t]; });
+    }
+  };
+  const int ts = fit_team_size_v<Exec>(threads, vec, body, level == 0 ? bytes : 0);
+  policy_t policy(static_cast<int>(end - begin), ts, vec);
+  if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(in_place ? "kkperm::spgemm::esc::numeric_global_slots"
+                                : "kkperm::spgemm::esc::numeric_team_slots",
+                       policy, body);
 }
 
 /// Permuted → original order: C row i = Cp row p where perm(p) = i (columns, and/or values).

@@ -17,17 +17,23 @@
  *     (EscOutputOrder::permuted_then_restore);
  *  3. bins: ≤ thread_max one thread, expanded row in per-thread arrays (insertion sort);
  *     ≤ warp_max one team of warp_team_size threads and ≤ team_max one team of block_team_size
- *     threads, expanded row in scratch (level 0 when it fits, level 1 otherwise; reported),
- *     bitonic sort; larger rows (global bin, buffers chunked to global_buffer_bytes): products
+ *     threads, the row's columns inserted into a hash table in scratch (level 0 when it fits,
+ *     level 1 otherwise; reported): count = inserts, fill = compact + sort only the unique
+ *     columns (with drop_zeros: expanded row bitonic-sorted in scratch, reduced by key);
+ *     larger rows (global bin, buffers chunked to global_buffer_bytes): products
  *     flattened across a team of global_team_size threads (clamped to the kernel's maximum),
  *     columns inserted into a per-row hash table in global memory (count = inserts; fill =
  *     compact + sort only the unique columns), or with drop_zeros expanded, bitonic-sorted in
  *     global memory and reduced by key;
  *  4. expansion scales by A's value; contraction sums equal columns; explicit zeros (stored
  *     zeros or cancellation) are kept unless drop_zeros;
- *  5. symbolic = count pass + fill pass (columns only); numeric recomputes values only: every
- *     product is accumulated at its column's position in C's sorted row (binary search),
- *     reusing the structure and the bin plan.
+ *  5. symbolic = count pass + fill pass (columns only) + slot map: for every product a_ik·b_kj
+ *     the position of column j in C's sorted row (built once by binary search, kept when it fits
+ *     slot_map_limit_bytes / memory_limit_bytes: Σ F_i · (2 or 4) + 8 · nnz(A) bytes, reported
+ *     in EscStats::slot_bytes). numeric recomputes values only, reusing the structure, the bin
+ *     plan and the slot map: per product one read of B's value and its slot, an atomic add into
+ *     the row's accumulator (team scratch; C's values directly for the global bin), one write.
+ *     Without the slot map, numeric finds each product's position by binary search instead.
  *
  * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
  * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
@@ -36,8 +42,10 @@
  * structure hash unless EscConfig::check_reuse is false). With drop_zeros the structure depends
  * on the values, so symbolic() writes the values too and numeric() recomputes structure and
  * values (no structure reuse; C's nnz may change).
- * Memory: plan O(n), C, and the global-bin buffer; total reported in stats(); inputs whose C
- * would overflow the offset type or exceed memory_limit_bytes get std::invalid_argument.
+ * Memory: plan O(n), C, the global-bin buffer and the slot map; total reported in stats();
+ * inputs whose C would overflow the offset type or exceed memory_limit_bytes get EscCapacityError
+ * (a std::invalid_argument) stating the bytes needed. Use a 64-bit OffsetType (size_type) for
+ * nnz(C) > 2^31 - 1.
  */
 #include <Kokkos_Core.hpp>
 
@@ -53,6 +61,13 @@
 #include "kkperm/kernels/spgemm/esc_kernels.hpp"
 
 namespace kkperm::spgemm {
+
+/// The product does not fit: nnz(C) overflows the offset type, or the memory needed exceeds
+/// EscConfig::memory_limit_bytes. The message states what was needed.
+class EscCapacityError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 enum class EscOutputOrder { direct, permuted_then_restore };
 
@@ -70,9 +85,15 @@ struct EscConfig {
   int global_team_size = 512;      ///< threads per global-bin row (clamped to team_size_max)
   EscOutputOrder output_order = EscOutputOrder::direct;
   bool drop_zeros = false;         ///< drop entries whose contracted value is exactly zero
+  /// Symbolic warp/block bins: scratch hash table (count without sort, sort only the unique
+  /// columns) instead of bitonic-sorting the padded expanded row. Not measured on a GPU yet:
+  /// kept switchable (perf_test --esc-team-sort) until an H100/H200 A/B decides.
+  bool team_bin_hash = true;
   bool check_reuse = true;         ///< numeric(): verify A/B structure hash against symbolic()
   std::size_t global_buffer_bytes = std::size_t(256) << 20;  ///< expansion buffer budget
   std::size_t memory_limit_bytes = 0;  ///< 0: no limit beyond the allocator
+  /// Largest slot map symbolic() may keep for numeric(); 0: never (binary-search numeric).
+  std::size_t slot_map_limit_bytes = std::size_t(8) << 30;
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
@@ -84,7 +105,11 @@ struct EscStats {
   int scratch_level_warp = -1, scratch_level_block = -1;  ///< symbolic; -1: bin empty
   int numeric_level_warp = -1, numeric_level_block = -1;
   std::size_t plan_bytes = 0, c_bytes = 0, buffer_bytes = 0, peak_bytes = 0;
+  std::size_t slot_bytes = 0;  ///< slot map kept for numeric (0: none, numeric searches)
+  int slot_width = 0;          ///< bytes per slot (2 or 4); 0 without a slot map
+  int vector_length = 0;       ///< vector lanes of the slot-map kernels (1 on host)
   double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
+  double slot_build_s = 0;  ///< part of symbolic_s
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -234,11 +259,11 @@ class EscSpgemm {
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
     run_symbolic_bins(g, /*fill=*/false);
     const std::int64_t nnz = esc_impl::sum_counts<exec>(cnt, n);
-    KKPERM_REQUIRE(static_cast<std::uint64_t>(nnz) <=
-                       static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()),
-                   "kkperm::spgemm_symbolic: nnz(C) = " << nnz << " overflows the offset type ("
-                                                        << sizeof(offset_type)
-                                                        << " bytes); use 64-bit offsets");
+    if (static_cast<std::uint64_t>(nnz) >
+        static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()))
+      KKPERM_THROW(EscCapacityError, "kkperm::spgemm_symbolic: nnz(C) = "
+                                         << nnz << " overflows the offset type ("
+                                         << sizeof(offset_type) << " bytes); use 64-bit offsets");
     stats_.nnz_c = nnz;
     const std::size_t per_copy =
         static_cast<std::size_t>(n + 1) * sizeof(offset_type) +
@@ -246,12 +271,14 @@ class EscSpgemm {
     stats_.c_bytes = direct ? per_copy : 2 * per_copy;
     stats_.peak_bytes = stats_.plan_bytes + stats_.c_bytes + stats_.buffer_bytes +
                         static_cast<std::size_t>(n) * sizeof(std::int64_t);
-    KKPERM_REQUIRE(cfg_.memory_limit_bytes == 0 || stats_.peak_bytes <= cfg_.memory_limit_bytes,
-                   "kkperm::spgemm_symbolic: C (" << n << " x " << B.numCols() << ", nnz " << nnz
-                                                  << ") needs " << stats_.peak_bytes
-                                                  << " bytes in all, above the memory limit of "
-                                                  << cfg_.memory_limit_bytes << " bytes");
-    for (int b = 1; b <= 2; ++b)
+    if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes > cfg_.memory_limit_bytes)
+      KKPERM_THROW(EscCapacityError, "kkperm::spgemm_symbolic: C ("
+                                         << n << " x " << B.numCols() << ", nnz " << nnz
+                                         << ") needs " << stats_.peak_bytes
+                                         << " bytes in all (estimate: plan + C + buffers), above "
+                                            "the memory limit of "
+                                         << cfg_.memory_limit_bytes << " bytes");
+    for (int b = 1; b <= 3; ++b)
       bin_max_c_[b] = esc_impl::bin_max_count<exec>(perm_, cnt, bin_off_[b], bin_off_[b + 1], direct);
 
     // ---- fill pass
@@ -269,7 +296,9 @@ class EscSpgemm {
     esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     run_symbolic_bins(g, /*fill=*/true);
-    Kokkos::fence();
+    const auto t_slots = now();
+    build_slot_map(g, A.nnz());
+    stats_.slot_build_s = since(t_slots);
     stats_.symbolic_s = since(t0);
 
     if (direct) {
@@ -334,18 +363,25 @@ class EscSpgemm {
     }
     const bool direct = cfg_.output_order == EscOutputOrder::direct;
     auto t0 = now();
-    flag_view missing("kkperm::esc::missing");
     args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
                       : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
-    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing);
-    esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
-                                     bin_max_ka_[1], bin_max_c_[1], missing,
-                                     stats_.numeric_level_warp);
-    esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
-                                     bin_max_ka_[2], bin_max_c_[2], missing,
-                                     stats_.numeric_level_block);
-    esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, missing);
-    Kokkos::fence();
+    const bool searched = !(slot16_.extent(0) > 0 || slot32_.extent(0) > 0);
+    if (slot16_.extent(0) > 0) {
+      run_numeric_slots(g, slot16_);
+    } else if (slot32_.extent(0) > 0) {
+      run_numeric_slots(g, slot32_);
+    } else {
+      Kokkos::deep_copy(missing_, 0);
+      esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing_);
+      esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
+                                       bin_max_ka_[1], bin_max_c_[1], missing_,
+                                       stats_.numeric_level_warp);
+      esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
+                                       bin_max_ka_[2], bin_max_c_[2], missing_,
+                                       stats_.numeric_level_block);
+      esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size,
+                                         missing_);
+    }
     stats_.numeric_s = since(t0);
     if (!direct) {
       t0 = now();
@@ -354,11 +390,90 @@ class EscSpgemm {
       Kokkos::fence();
       stats_.numeric_restore_s = since(t0);
     }
-    int flag = 0;
-    Kokkos::deep_copy(flag, missing);
-    KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
-                              "structure: A or B changed structure since symbolic() (reuse "
-                              "check disabled?); re-run symbolic()");
+    if (searched) {  // only the search path can see a product outside C's structure
+      int flag = 0;
+      Kokkos::deep_copy(flag, missing_);
+      KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
+                                "structure: A or B changed structure since symbolic() (reuse "
+                                "check disabled?); re-run symbolic()");
+    }
+  }
+
+  /// Numeric through the slot map (public: nvcc needs kernels reachable from public members).
+  template <class SlotView>
+  void run_numeric_slots(const args_t& g, const SlotView& slot) {
+    using exec = execution_space;
+    const int v = stats_.vector_length;
+    esc_impl::numeric_thread_bin_slots<exec>(g, bin_off_[0], bin_off_[1], aprod_, slot);
+    esc_impl::numeric_team_bin_slots<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size, v,
+                                           bin_max_c_[1], false, aprod_, slot,
+                                           stats_.numeric_level_warp);
+    esc_impl::numeric_team_bin_slots<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size, v,
+                                           bin_max_c_[2], false, aprod_, slot,
+                                           stats_.numeric_level_block);
+    int unused = 0;
+    esc_impl::numeric_team_bin_slots<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, v,
+                                           0, true, aprod_, slot, unused);
+  }
+
+  /// Builds aprod_ and the slot map for the destination structure in `g` when it fits the
+  /// budgets (else leaves them empty: numeric searches). Not with drop_zeros (numeric re-runs
+  /// symbolic there).
+  void build_slot_map(const args_t& g, std::int64_t nnz_a) {
+    using exec = execution_space;
+    aprod_ = work_view();
+    slot16_ = Kokkos::View<std::uint16_t*, device_type>();
+    slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+    stats_.slot_bytes = 0;
+    stats_.slot_width = 0;
+    stats_.vector_length = esc_impl::vector_length_for<exec>(stats_.sum_work, nnz_a);
+    if (cfg_.drop_zeros || stats_.sum_work == 0) return;
+    std::int64_t max_c = kThreadRowMax;
+    for (int b = 1; b <= 3; ++b) max_c = std::max(max_c, bin_max_c_[b]);
+    const int width = max_c <= 65536 ? 2 : 4;
+    const std::size_t bytes = static_cast<std::size_t>(stats_.sum_work) * width +
+                              static_cast<std::size_t>(nnz_a + 1) * sizeof(std::int64_t);
+    if (bytes > cfg_.slot_map_limit_bytes) return;
+    if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes > cfg_.memory_limit_bytes) return;
+    try {
+      aprod_ = work_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::aprod"),
+                         nnz_a + 1);
+      if (width == 2)
+        slot16_ = Kokkos::View<std::uint16_t*, device_type>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::slot16"), stats_.sum_work);
+      else
+        slot32_ = Kokkos::View<std::uint32_t*, device_type>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::slot32"), stats_.sum_work);
+    } catch (const std::exception&) {  // not enough memory: numeric searches instead
+      aprod_ = work_view();
+      slot16_ = Kokkos::View<std::uint16_t*, device_type>();
+      slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+      return;
+    }
+    esc_impl::product_offsets<exec>(g, nnz_a, aprod_);
+    Kokkos::deep_copy(missing_, 0);
+    if (width == 2) fill_slots(g, slot16_);
+    else fill_slots(g, slot32_);
+    int bad = 0;
+    Kokkos::deep_copy(bad, missing_);
+    KKPERM_ASSERT(bad == 0, "slot map: a product's column is missing from C's structure");
+    stats_.slot_bytes = bytes;
+    stats_.slot_width = width;
+    stats_.peak_bytes += bytes;
+  }
+
+  template <class SlotView>
+  void fill_slots(const args_t& g, const SlotView& slot) {
+    using exec = execution_space;
+    const int v = stats_.vector_length;
+    // bin 0 rows are tiny: teams of 1 x v lanes would leave most of a warp idle on CUDA, so
+    // they share the warp-bin team shape; slot building runs once per symbolic.
+    esc_impl::build_slots<exec>(g, bin_off_[0], bin_off_[2], cfg_.warp_team_size, v, aprod_,
+                                slot, missing_);
+    esc_impl::build_slots<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size, v, aprod_,
+                                slot, missing_);
+    esc_impl::build_slots<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, v, aprod_,
+                                slot, missing_);
   }
 
   /// Plan views for callers that report the reorder (read-only).
@@ -369,10 +484,21 @@ class EscSpgemm {
   void run_symbolic_bins(const args_t& g, bool fill) {
     using exec = execution_space;
     esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], fill);
-    esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
-                                      bin_max_work_[1], bin_max_ka_[1], stats_.scratch_level_warp);
-    esc_impl::symbolic_team_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
-                                      bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block);
+    if (cfg_.drop_zeros || !cfg_.team_bin_hash) {  // drop_zeros: kept set depends on sums
+      esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
+                                        bin_max_work_[1], bin_max_ka_[1],
+                                        stats_.scratch_level_warp);
+      esc_impl::symbolic_team_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
+                                        bin_max_work_[2], bin_max_ka_[2],
+                                        stats_.scratch_level_block);
+    } else {  // scratch hash table: count without sorting, fill sorts only unique columns
+      esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[1], bin_off_[2], fill,
+                                             cfg_.warp_team_size, bin_max_work_[1],
+                                             bin_max_ka_[1], stats_.scratch_level_warp);
+      esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill,
+                                             cfg_.block_team_size, bin_max_work_[2],
+                                             bin_max_ka_[2], stats_.scratch_level_block);
+    }
     for (std::size_t c = 0; c + 1 < chunk_pos_.size(); ++c) {
       if (cfg_.drop_zeros)
         esc_impl::symbolic_global_chunk<exec>(g, chunk_pos_[c], chunk_pos_[c + 1] - chunk_pos_[c],
@@ -496,6 +622,11 @@ class EscSpgemm {
   values_view val_buf_;
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
   std::uint64_t a_hash_ = 0, b_hash_ = 0;
+  static constexpr std::int64_t kThreadRowMax = esc_impl::kThreadCapacity;
+  work_view aprod_;                                ///< slot map: first product of each A nonzero
+  Kokkos::View<std::uint16_t*, device_type> slot16_;
+  Kokkos::View<std::uint32_t*, device_type> slot32_;
+  flag_view missing_{"kkperm::esc::missing"};      ///< raised by the search-based kernels
 };
 
 /// One-shot C = A·B with the ESC kernel (symbolic + numeric).
