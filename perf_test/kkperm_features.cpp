@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
       "kkperm_features", "Times feature sets and permutation builds in SpMV-equivalents",
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
        {"--window", "W", "windowed greedy candidates per step", "32"},
-       {"--chunk", "C", "windowed greedy rows per chunk", "2048"}}};
+       {"--chunk", "C", "windowed greedy rows per chunk", "256"}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {

@@ -41,8 +41,9 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space (one fused RangePolicy parallel_reduce over
- * rows with atomics for the per-line counts and per-warp line bitmaps, a TeamPolicy with one team
- * per warp for the per-warp sums and bitmap popcounts, one reduction over lines). Only O(Nw)
+ * rows with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
+ * (warp, segment) pairs with one atomic per thread for the per-warp sums and bitmap popcounts,
+ * one reduction over lines). Only O(Nw)
  * per-warp totals are combined on the host. Extra memory: n_row ints, n_lines ints, and a bitmap
  * of Nw * ceil(n_lines / 32) words.
  */
@@ -254,39 +255,45 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   r.blocks_row = acc.s[1];
   r.adj_dist = acc.s[2];
 
-  // Per-warp sums: one team per warp walks its stripe i = w, w + Nw, ...
+  // Per-warp sums, parallel over (warp, segment) pairs: thread t = s * Nw + w sums the loads and
+  // line counts of stripe rows w + k * Nw, k in [s * kSeg, (s + 1) * kSeg) (consecutive threads
+  // read consecutive rows), then adds them atomically (one atomic per thread and sum). The
+  // distinct-line popcounts run the same way over the bitmap: thread t = w * G + c sums words
+  // c, c + G, ... of warp w's bitmap (consecutive threads read consecutive words).
+  // (Was one team per warp: only Nw teams walking strided rows.) Integer sums: exact.
   Kokkos::View<std::int64_t* [3], mem_t> per_warp("kkperm::features::per_warp", nw);
-  using team_policy = Kokkos::TeamPolicy<exec_t>;
-  using member_t = typename team_policy::member_type;
-  Kokkos::parallel_for(
-      "kkperm::features::warps", team_policy(nw, Kokkos::AUTO()),
-      KOKKOS_LAMBDA(const member_t& t) {
-        const int w = t.league_rank();
-        const std::int64_t cnt = (n > w) ? (std::int64_t(n) - w + nw - 1) / nw : 0;
-        std::int64_t load = 0, total = 0, distinct = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(t, cnt),
-            [&](const std::int64_t k, std::int64_t& l) {
-              const std::int64_t i = w + k * nw;
-              const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
-              l += (len + nt - 1) / nt;
-            },
-            load);
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(t, cnt),
-            [&](const std::int64_t k, std::int64_t& l) { l += blocks(w + k * nw); }, total);
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(t, words),
-            [&](const std::int64_t q, std::int64_t& l) {
-              l += detail::popcount32(bitmap(std::int64_t(w) * words + q));
-            },
-            distinct);
-        Kokkos::single(Kokkos::PerTeam(t), [&]() {
-          per_warp(w, 0) = load;
-          per_warp(w, 1) = total;
-          per_warp(w, 2) = distinct;
+  {
+    constexpr std::int64_t kSeg = 32;
+    const std::int64_t per_stripe = (static_cast<std::int64_t>(n) + nw - 1) / nw;  // rows of warp 0
+    const std::int64_t n_seg = (per_stripe + kSeg - 1) / kSeg;
+    Kokkos::parallel_for(
+        "kkperm::features::warp_rows", Kokkos::RangePolicy<exec_t>(0, n_seg * nw),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          const std::int64_t w = t % nw, sg = t / nw;
+          const std::int64_t cnt = (static_cast<std::int64_t>(n) > w) ? (std::int64_t(n) - w + nw - 1) / nw : 0;
+          const std::int64_t k0 = sg * kSeg, k1 = (k0 + kSeg < cnt ? k0 + kSeg : cnt);
+          if (k0 >= k1) return;
+          std::int64_t load = 0, total = 0;
+          for (std::int64_t k = k0; k < k1; ++k) {
+            const std::int64_t i = w + k * nw;
+            const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+            load += (len + nt - 1) / nt;
+            total += blocks(i);
+          }
+          Kokkos::atomic_add(&per_warp(w, 0), load);
+          Kokkos::atomic_add(&per_warp(w, 1), total);
         });
-      });
+    const std::int64_t G = words < 256 ? words : 256;
+    if (G > 0)
+      Kokkos::parallel_for(
+          "kkperm::features::warp_lines", Kokkos::RangePolicy<exec_t>(0, std::int64_t(nw) * G),
+          KOKKOS_LAMBDA(const std::int64_t t) {
+            const std::int64_t w = t / G, c = t % G;
+            std::int64_t d = 0;
+            for (std::int64_t q = c; q < words; q += G) d += detail::popcount32(bitmap(w * words + q));
+            if (d != 0) Kokkos::atomic_add(&per_warp(w, 2), d);
+          });
+  }
   auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_warp);
   const int active = static_cast<int>(std::min<std::int64_t>(n, nw));
   for (int w = 0; w < active; ++w) {  // O(Nw) host work
