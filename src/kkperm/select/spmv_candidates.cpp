@@ -286,9 +286,11 @@ class PermutedCsrPlan final : public SpmvPlan<Matrix> {
                                                << ": RCM is a symmetric permutation and needs a "
                                                   "square matrix, got "
                                                << A.numRows() << " x " << A.numCols());
-    const auto P = build_permutation(A, kind, PermuteParams{});
+    PermuteParams pp;
+    pp.validate_matrix = false;  // plan precondition: A validated by the caller (see the header)
+    const auto P = build_permutation(A, kind, pp);  // device-resident: no host round trip
     ap_ = PermutedCrsMatrix<Matrix>();
-    ap_.build(A, P);
+    ap_.build(A, P, false);
     xwork_ = Kokkos::View<value_type*, device_type>();
     if (ap_.symmetric())
       xwork_ = Kokkos::View<value_type*, device_type>(
