@@ -1,11 +1,13 @@
 #pragma once
 /**
- * @brief Sparse formats for SpMV candidates, built on the host from a HostCsr: ELL, COO,
- * HYB (= ELL(k) + COO), SELL-C-sigma and DCSR (COO rows and DCSR row lists also on the device:
- * device_expand_rows, device_dcsr_rows); each with its serial SpMV twin
- * (`spmv_reference(format, alpha, x, beta, y)`) and a device copy (`to_device`).
+ * @brief Sparse formats for SpMV candidates: ELL, COO, HYB (= ELL(k) + COO), SELL-C-sigma and
+ * DCSR. Host builders from a HostCsr (the serial twins, each with its serial SpMV twin
+ * `spmv_reference(format, alpha, x, beta, y)`) and device builders running on the matrix's
+ * execution space from its CSR views (device_*), which produce the same arrays bit for bit.
  *
- * Usage: `auto e = kkperm::formats::build_ell(h, k); auto d = kkperm::formats::to_device<Dev>(e);`
+ * Usage: `auto e = kkperm::formats::build_hyb(h, k);` (host) or
+ * `auto d = kkperm::formats::device_build_hyb<Exec, Device>(A.graph.row_map, A.graph.entries,
+ *  A.values, A.numCols(), k);` (device).
  * Preconditions: h passes the HostCsr invariants (sorted unique columns). Padding slots hold
  * column -1 and value 0 and are skipped, never multiplied (x may hold Inf/NaN).
  */
@@ -123,25 +125,35 @@ struct HybHost {
   CooHost<V, O> coo;
 };
 
-/// Bell & Garland's k (see HybConfig): the largest k such that the number of rows with at
-/// least k entries is >= max(num_rows / relative_speed, breakeven_rows); 0 if none.
-template <class V, class O, class F>
-std::int64_t hyb_k_histogram(const HostCsr<V, O, F>& h, double relative_speed,
-                             std::int64_t breakeven_rows) {
-  const std::int64_t maxlen = max_row_length(h);
-  std::vector<std::int64_t> hist(static_cast<std::size_t>(maxlen) + 1, 0);
-  for (std::int64_t i = 0; i < h.num_rows; ++i) ++hist[h.row_map[i + 1] - h.row_map[i]];
+/// Bell & Garland's k (see HybConfig) from the row-length histogram hist[len] = number of rows
+/// of that length (hist.size() = max length + 1): the largest k such that the number of rows
+/// with at least k entries is >= max(num_rows / relative_speed, breakeven_rows); 0 if none.
+/// Shared by the host and the device builders (the histogram is the only part that differs).
+inline std::int64_t hyb_k_from_histogram(const std::vector<std::int64_t>& hist,
+                                         std::int64_t num_rows, double relative_speed,
+                                         std::int64_t breakeven_rows) {
+  const std::int64_t maxlen = static_cast<std::int64_t>(hist.size()) - 1;
   // rows_ge = number of rows with length >= k, for k = 1, 2, ...
-  std::int64_t rows_ge = h.num_rows - (maxlen >= 0 ? hist[0] : 0);
+  std::int64_t rows_ge = num_rows - (maxlen >= 0 ? hist[0] : 0);
   std::int64_t k = 0;
   for (std::int64_t kk = 1; kk <= maxlen; ++kk) {
-    if (static_cast<double>(rows_ge) * relative_speed < static_cast<double>(h.num_rows) ||
+    if (static_cast<double>(rows_ge) * relative_speed < static_cast<double>(num_rows) ||
         rows_ge < breakeven_rows)
       break;
     k = kk;
     rows_ge -= hist[kk];
   }
   return k;
+}
+
+/// Bell & Garland's k (see HybConfig and hyb_k_from_histogram).
+template <class V, class O, class F>
+std::int64_t hyb_k_histogram(const HostCsr<V, O, F>& h, double relative_speed,
+                             std::int64_t breakeven_rows) {
+  const std::int64_t maxlen = max_row_length(h);
+  std::vector<std::int64_t> hist(static_cast<std::size_t>(maxlen) + 1, 0);
+  for (std::int64_t i = 0; i < h.num_rows; ++i) ++hist[h.row_map[i + 1] - h.row_map[i]];
+  return hyb_k_from_histogram(hist, h.num_rows, relative_speed, breakeven_rows);
 }
 
 /// HYB-MU's k: ceil(nnz / num_rows) (0 for an empty matrix).
@@ -190,7 +202,9 @@ std::int64_t sell_slots(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t 
     const std::int64_t w1 = std::min(h.num_rows * std::int64_t(1), w0 + sigma);
     std::sort(len.begin() + w0, len.begin() + w1, std::greater<std::int64_t>());
   }
-  for (std::int64_t s0 = 0; s0 < h.num_rows; s0 += C) slots += len[s0] * C;
+  // A slice's width is its longest row (its first one only when sigma is a multiple of C).
+  for (std::int64_t s0 = 0; s0 < h.num_rows; s0 += C)
+    slots += *std::max_element(len.begin() + s0, len.begin() + std::min<std::int64_t>(h.num_rows, s0 + C)) * C;
   return slots;
 }
 
@@ -283,11 +297,15 @@ void spmv_reference(const HostCsr<V, O, F>& h, const DcsrRows<O>& d, A alpha,
 }
 
 // ------------------------------------------------------------------------------------------
-// Device builders (run on the matrix's execution space; twins: build_coo / build_dcsr_rows).
-// COO on the device needs only the row index of every nonzero (columns and values are the CSR
-// arrays themselves); DCSR needs the two row lists. ELL/HYB/SELL are still built on the host
-// (see spmv_candidates.cpp) -- their padding layout is a histogram + scatter that is not worth
-// a device version until the GPU numbers say the prep time matters.
+// Device builders, run on the matrix's execution space from its CSR arrays, never through the
+// host. Each produces exactly (bit for bit) what its host twin above produces:
+//   device_expand_rows       ~ build_coo (rows; columns and values are the CSR arrays)
+//   device_dcsr_rows         ~ build_dcsr_rows
+//   device_max_row_length    ~ max_row_length
+//   device_hyb_k_histogram   ~ hyb_k_histogram (device histogram, same k rule)
+//   device_build_hyb         ~ build_hyb (ELL = device_build_hyb with k = max length)
+//   device_sell_layout + device_sell_fill ~ build_sell (sell_slots = slice_ptr's last entry)
+// tests/kernels/test_spmv_formats_device.cpp compares every array.
 
 /// rows(k) = i for every nonzero k of row i (thread per row).
 template <class Exec, class RowMap, class Rows>
@@ -324,6 +342,305 @@ void device_dcsr_rows(const RowMap& row_map, List& nonempty, List& empty) {
           else b(i - upd) = static_cast<O>(i);
         }
         if (full) ++upd;
+      });
+}
+
+/// Largest row length of a CSR row_map (0 for no rows), computed on Exec.
+template <class Exec, class RowMap>
+std::int64_t device_max_row_length(const RowMap& row_map) {
+  const std::int64_t n =
+      row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  std::int64_t m = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::formats::max_row_length",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& acc) {
+        const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+        if (len > acc) acc = len;
+      },
+      Kokkos::Max<std::int64_t>(m));
+  return n == 0 ? 0 : m;  // Max's identity is the lowest int64 when there is no row
+}
+
+/**
+ * @brief HYB's k by Bell & Garland's rule (hyb_k_from_histogram) from a row-length histogram
+ * built on Exec; only the histogram comes back to the host.
+ *
+ * Only the bins below B = floor(relative_speed * nnz / n) + 2 matter: the rows_ge(kk) rows of
+ * length >= kk hold kk * rows_ge(kk) <= nnz entries, so rows_ge(kk) * relative_speed >= n
+ * forces kk <= relative_speed * nnz / n, and the rule stops before kk = B. Longer rows are
+ * counted in bin B (their exact length is never read), which keeps the histogram small even
+ * with one dense row; beyond max_scratch_bins bins it is counted with global atomics. Teams count a chunk of rows in a scratch histogram first: on a stencil
+ * every row has the same length and global atomics would all hit one address.
+ */
+template <class Exec, class RowMap>
+std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed,
+                                    std::int64_t breakeven_rows) {
+  using mem = typename Exec::memory_space;
+  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using member = typename team_policy::member_type;
+  using scratch = Kokkos::View<int*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr std::int64_t rows_per_team = 4096;  // scratch counts fit int
+  constexpr std::int64_t max_scratch_bins = 8192;  // 32 KiB of team scratch
+  const std::int64_t n =
+      row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  if (n == 0) return 0;
+  const std::int64_t maxlen = device_max_row_length<Exec>(row_map);
+  typename RowMap::non_const_value_type first = 0, last = 0;
+  Kokkos::deep_copy(first, Kokkos::subview(row_map, 0));
+  Kokkos::deep_copy(last, Kokkos::subview(row_map, n));
+  const double nnz = static_cast<double>(last) - static_cast<double>(first);
+  // +2, not +1: one more bin absorbs any rounding of `cut` (the rule then stops before it).
+  const double cut = relative_speed * nnz / static_cast<double>(n);
+  const std::int64_t B = cut + 2.0 < static_cast<double>(maxlen)
+                             ? static_cast<std::int64_t>(cut) + 2
+                             : maxlen;
+  Kokkos::View<std::int64_t*, mem> hist("kkperm::formats::hyb_hist",
+                                        static_cast<std::size_t>(B) + 1);
+  if (B + 1 <= max_scratch_bins) {
+    const std::int64_t league = (n + rows_per_team - 1) / rows_per_team;
+    const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(B) + 1);
+    Kokkos::parallel_for(
+        "kkperm::formats::hyb_hist",
+        team_policy(static_cast<int>(league), Kokkos::AUTO)
+            .set_scratch_size(0, Kokkos::PerTeam(shmem)),
+        KOKKOS_LAMBDA(const member& team) {
+          scratch sh(team.team_scratch(0), B + 1);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, B + 1),
+                               [&](const std::int64_t b) { sh(b) = 0; });
+          team.team_barrier();
+          const std::int64_t r0 = static_cast<std::int64_t>(team.league_rank()) * rows_per_team;
+          const std::int64_t m = n - r0 < rows_per_team ? n - r0 : rows_per_team;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t r) {
+            const std::int64_t len =
+                static_cast<std::int64_t>(row_map(r0 + r + 1) - row_map(r0 + r));
+            Kokkos::atomic_add(&sh(len < B ? len : B), 1);
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, B + 1), [&](const std::int64_t b) {
+            if (sh(b) != 0) Kokkos::atomic_add(&hist(b), static_cast<std::int64_t>(sh(b)));
+          });
+        });
+  } else {
+    Kokkos::parallel_for(
+        "kkperm::formats::hyb_hist_global",
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+          Kokkos::atomic_add(&hist(len < B ? len : B), std::int64_t(1));
+        });
+  }
+  std::vector<std::int64_t> h(static_cast<std::size_t>(B) + 1);
+  Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> hh(
+      h.data(), h.size());
+  Kokkos::deep_copy(hh, hist);
+  return hyb_k_from_histogram(h, n, relative_speed, breakeven_rows);
+}
+
+/// HYB (and ELL when k = max row length) on the device; same layout as HybHost: ELL slots
+/// column-major (slot j of row i at j*num_rows + i; column -1 / value 0 padding), the entries
+/// past the first k of each row as COO in row-major order.
+template <class V, class O, class Device>
+struct HybDevice {
+  std::int64_t num_rows = 0, num_cols = 0, k = 0;
+  Kokkos::View<O*, Device> ell_cols, coo_rows, coo_cols;
+  Kokkos::View<V*, Device> ell_vals, coo_vals;
+};
+
+template <class Exec, class Device, class RowMap, class Entries, class Values>
+HybDevice<typename Values::non_const_value_type, typename Entries::non_const_value_type, Device>
+device_build_hyb(const RowMap& row_map, const Entries& entries, const Values& values,
+                 std::int64_t num_cols, std::int64_t k) {
+  using V = typename Values::non_const_value_type;
+  using O = typename Entries::non_const_value_type;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  HybDevice<V, O, Device> d;
+  const std::int64_t n =
+      row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  d.num_rows = n;
+  d.num_cols = num_cols;
+  d.k = k;
+  d.ell_cols = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::ell::cols"), n * k);
+  d.ell_vals = Kokkos::View<V*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::ell::vals"), n * k);
+  // ELL: thread per row writes all k of its slots (entries, then padding): one pass, and
+  // consecutive rows write consecutive addresses.
+  const auto ec = d.ell_cols;
+  const auto ev = d.ell_vals;
+  Kokkos::parallel_for(
+      "kkperm::formats::ell_fill", policy(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t beg = static_cast<std::int64_t>(row_map(i));
+        const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1)) - beg;
+        for (std::int64_t j = 0; j < k; ++j) {
+          const bool real = j < len;
+          ec(j * n + i) = real ? static_cast<O>(entries(beg + j)) : O(-1);
+          ev(j * n + i) = real ? static_cast<V>(values(beg + j)) : V(0);
+        }
+      });
+  // COO tail: exclusive scan of max(0, len - k), then each row copies its tail.
+  std::int64_t tail = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::formats::hyb_tail_count", policy(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& c) {
+        const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+        c += len > k ? len - k : 0;
+      },
+      tail);
+  d.coo_rows = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::coo::rows"), tail);
+  d.coo_cols = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::coo::cols"), tail);
+  d.coo_vals = Kokkos::View<V*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::coo::vals"), tail);
+  if (tail > 0) {
+    const auto cr = d.coo_rows;
+    const auto cc = d.coo_cols;
+    const auto cv = d.coo_vals;
+    Kokkos::parallel_scan(
+        "kkperm::formats::hyb_tail_fill", policy(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
+          const std::int64_t beg = static_cast<std::int64_t>(row_map(i));
+          const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1)) - beg;
+          const std::int64_t t = len > k ? len - k : 0;
+          if (final)
+            for (std::int64_t q = 0; q < t; ++q) {
+              cr(upd + q) = static_cast<O>(i);
+              cc(upd + q) = static_cast<O>(entries(beg + k + q));
+              cv(upd + q) = static_cast<V>(values(beg + k + q));
+            }
+          upd += t;
+        });
+  }
+  return d;
+}
+
+/// SELL-C-sigma on the device; same layout as SellHost.
+template <class V, class O, class F, class Device>
+struct SellDevice {
+  std::int64_t num_rows = 0, num_cols = 0, C = 0, sigma = 0, num_slices = 0;
+  Kokkos::View<F*, Device> slice_ptr;
+  Kokkos::View<O*, Device> perm, cols;
+  Kokkos::View<V*, Device> vals;
+  /// Padded slots (= sell_slots of the host twin); valid after device_sell_layout.
+  std::int64_t slots = 0;
+};
+
+/**
+ * @brief First half of the SELL-C-sigma build: perm (rows sorted by decreasing length inside
+ * each window of sigma rows, stable, as build_sell's std::stable_sort) and slice_ptr. A team per
+ * window loads the window's lengths into scratch; row i's place is the number of rows of the
+ * window that are longer, or as long with a smaller index. Fill with device_sell_fill after
+ * checking `slots` (nothing of the size of the padded arrays is allocated here).
+ */
+template <class Exec, class Device, class V, class O, class RowMap>
+SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layout(
+    const RowMap& row_map, std::int64_t num_cols, std::int64_t C, std::int64_t sigma) {
+  using F = typename RowMap::non_const_value_type;
+  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using member = typename team_policy::member_type;
+  using scratch = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  KKPERM_ASSERT(C > 0 && sigma > 0, "SELL: C and sigma must be positive");
+  SellDevice<V, O, F, Device> s;
+  const std::int64_t n =
+      row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  s.num_rows = n;
+  s.num_cols = num_cols;
+  s.C = C;
+  s.sigma = sigma;
+  s.num_slices = (n + C - 1) / C;
+  const std::int64_t ns = s.num_slices;
+  s.perm = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::perm"), ns * C);
+  s.slice_ptr = Kokkos::View<F*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::ptr"), ns + 1);
+  const auto perm = s.perm;
+  const auto ptr = s.slice_ptr;
+  const std::int64_t windows = (n + sigma - 1) / sigma;
+  if (windows > 0) {
+    const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(sigma));
+    Kokkos::parallel_for(
+        "kkperm::formats::sell_sort",
+        team_policy(static_cast<int>(windows), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(shmem)),
+        KOKKOS_LAMBDA(const member& team) {
+          const std::int64_t w0 = static_cast<std::int64_t>(team.league_rank()) * sigma;
+          const std::int64_t m = n - w0 < sigma ? n - w0 : sigma;
+          scratch len(team.team_scratch(0), sigma);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t r) {
+            len(r) = static_cast<std::int64_t>(row_map(w0 + r + 1) - row_map(w0 + r));
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t r) {
+            const std::int64_t l = len(r);
+            std::int64_t place = 0;
+            for (std::int64_t q = 0; q < m; ++q) {
+              const std::int64_t lq = len(q);
+              place += (lq > l || (lq == l && q < r)) ? 1 : 0;
+            }
+            perm(w0 + place) = static_cast<O>(w0 + r);
+          });
+        });
+  }
+  // Padding lanes of the last slice; then slice widths (longest row of the slice) * C, scanned.
+  Kokkos::parallel_for(
+      "kkperm::formats::sell_perm_pad", policy(n, ns * C),
+      KOKKOS_LAMBDA(const std::int64_t q) { perm(q) = O(-1); });
+  std::int64_t slots = 0;
+  Kokkos::parallel_scan(
+      "kkperm::formats::sell_ptr", policy(0, ns + 1),
+      KOKKOS_LAMBDA(const std::int64_t sl, std::int64_t& upd, const bool final) {
+        if (final) ptr(sl) = static_cast<F>(upd);
+        if (sl == ns) return;
+        std::int64_t w = 0;
+        for (std::int64_t r = 0; r < C; ++r) {
+          const O i = perm(sl * C + r);
+          if (i >= 0) {
+            const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+            if (len > w) w = len;
+          }
+        }
+        upd += w * C;
+      },
+      slots);
+  s.slots = slots;
+  return s;
+}
+
+/// Second half: allocates and fills cols/vals (thread per slice lane; column -1 / value 0
+/// padding) of a layout made by device_sell_layout from the same row_map.
+template <class Exec, class SellDev, class RowMap, class Entries, class Values>
+void device_sell_fill(SellDev& s, const RowMap& row_map, const Entries& entries,
+                      const Values& values) {
+  using O = typename decltype(s.cols)::non_const_value_type;
+  using V = typename decltype(s.vals)::non_const_value_type;
+  using Device = typename decltype(s.cols)::device_type;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  s.cols = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::cols"), s.slots);
+  s.vals = Kokkos::View<V*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::vals"), s.slots);
+  const auto perm = s.perm;
+  const auto ptr = s.slice_ptr;
+  const auto cols = s.cols;
+  const auto vals = s.vals;
+  const std::int64_t C = s.C;
+  Kokkos::parallel_for(
+      "kkperm::formats::sell_fill", policy(0, s.num_slices * C),
+      KOKKOS_LAMBDA(const std::int64_t q) {
+        const std::int64_t sl = q / C, r = q % C;
+        const std::int64_t base = static_cast<std::int64_t>(ptr(sl));
+        const std::int64_t w = (static_cast<std::int64_t>(ptr(sl + 1)) - base) / C;
+        const O i = perm(q);
+        const std::int64_t beg = i >= 0 ? static_cast<std::int64_t>(row_map(i)) : 0;
+        const std::int64_t len = i >= 0 ? static_cast<std::int64_t>(row_map(i + 1)) - beg : 0;
+        for (std::int64_t j = 0; j < w; ++j) {
+          const bool real = j < len;
+          cols(base + j * C + r) = real ? static_cast<O>(entries(beg + j)) : O(-1);
+          vals(base + j * C + r) = real ? static_cast<V>(values(beg + j)) : V(0);
+        }
       });
 }
 

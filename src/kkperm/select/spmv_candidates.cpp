@@ -3,6 +3,7 @@
 
 #include <KokkosSparse_spmv.hpp>
 
+#include <limits>
 #include <sstream>
 
 #include "kkperm/core/crs_utils.hpp"
@@ -387,7 +388,6 @@ class FormatPlan final : public SpmvPlan<Matrix> {
 
  protected:
   void prepare_impl(const Matrix& A) override {
-    using formats::vector_to_device;
     const std::int64_t nnz = static_cast<std::int64_t>(A.nnz());
     std::ostringstream os;
     const SpmvCandidate c = this->candidate();
@@ -396,43 +396,51 @@ class FormatPlan final : public SpmvPlan<Matrix> {
     ell_vals_ = coo_vals_ = dview<value_type>();
     sell_ptr_ = dview<offset_type>();
     A_ = Matrix();
-    // COO and DCSR are built on A's execution space; ELL/HYB/SELL on the host (their padded
-    // layouts come from the host twins; see formats/spmv_formats.hpp).
+    // Every format is built on A's execution space from A's views (formats/spmv_formats.hpp
+    // device_*; the host builders there are their serial twins): nothing goes through the host
+    // but k's row-length histogram (max length + 1 counts) and a few scalars.
+    const auto& rm = A.graph.row_map;
     if (c == SpmvCandidate::ell || c == SpmvCandidate::hyb || c == SpmvCandidate::hyb_mu) {
-      const auto h = to_host(A);
+      const std::int64_t n = static_cast<std::int64_t>(A.numRows());
       if (c == SpmvCandidate::ell) {
-        k_ = formats::max_row_length(h);
-        check_fill("kkperm::spmv::ell", k_ * static_cast<std::int64_t>(h.num_rows), nnz,
-                   spmv::EllConfig::max_fill, spmv::EllConfig::min_slots);
+        k_ = formats::device_max_row_length<execution_space>(rm);
+        check_fill("kkperm::spmv::ell", k_ * n, nnz, spmv::EllConfig::max_fill,
+                   spmv::EllConfig::min_slots);
       } else if (c == SpmvCandidate::hyb) {
-        k_ = formats::hyb_k_histogram(h, spmv::HybConfig::relative_speed,
-                                      spmv::HybConfig::breakeven_rows);
+        k_ = formats::device_hyb_k_histogram<execution_space>(
+            rm, spmv::HybConfig::relative_speed, spmv::HybConfig::breakeven_rows);
       } else {
-        k_ = formats::hyb_k_mean(h);
+        k_ = n == 0 ? 0 : (nnz + n - 1) / n;  // = formats::hyb_k_mean
       }
-      const auto hy = formats::build_hyb(h, k_);
-      ell_cols_ = vector_to_device<device_type>(hy.ell.cols, "kkperm::spmv::ell::cols");
-      ell_vals_ = vector_to_device<device_type>(hy.ell.vals, "kkperm::spmv::ell::vals");
-      coo_rows_ = vector_to_device<device_type>(hy.coo.rows, "kkperm::spmv::coo::rows");
-      coo_cols_ = vector_to_device<device_type>(hy.coo.cols, "kkperm::spmv::coo::cols");
-      coo_vals_ = vector_to_device<device_type>(hy.coo.vals, "kkperm::spmv::coo::vals");
-      os << "k=" << k_ << ", coo_nnz=" << hy.coo.vals.size();
+      const auto hy = formats::device_build_hyb<execution_space, device_type>(
+          rm, A.graph.entries, A.values, static_cast<std::int64_t>(A.numCols()), k_);
+      ell_cols_ = hy.ell_cols;
+      ell_vals_ = hy.ell_vals;
+      coo_rows_ = hy.coo_rows;
+      coo_cols_ = hy.coo_cols;
+      coo_vals_ = hy.coo_vals;
+      os << "k=" << k_ << ", coo_nnz=" << hy.coo_vals.extent(0);
     } else if (c == SpmvCandidate::coo) {
       A_ = A;  // columns and values are A's own arrays
       coo_rows_ = dview<ordinal_type>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::coo::rows"), nnz);
-      formats::device_expand_rows<execution_space>(A.graph.row_map, coo_rows_);
+      formats::device_expand_rows<execution_space>(rm, coo_rows_);
     } else if (c == SpmvCandidate::sell_c_sigma) {
-      const auto h = to_host(A);
       const std::int64_t C = spmv::SellConfig::C, sigma = spmv::SellConfig::sigma;
-      check_fill("kkperm::spmv::sell_c_sigma", formats::sell_slots(h, C, sigma), nnz,
-                 spmv::SellConfig::max_fill, spmv::SellConfig::min_slots);
-      const auto s = formats::build_sell(h, C, sigma);
-      sell_ptr_ = vector_to_device<device_type>(s.slice_ptr, "kkperm::spmv::sell::ptr");
-      sell_perm_ = vector_to_device<device_type>(s.perm, "kkperm::spmv::sell::perm");
-      ell_cols_ = vector_to_device<device_type>(s.cols, "kkperm::spmv::sell::cols");
-      ell_vals_ = vector_to_device<device_type>(s.vals, "kkperm::spmv::sell::vals");
-      os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.cols.size();
+      auto s = formats::device_sell_layout<execution_space, device_type, value_type, ordinal_type>(
+          rm, static_cast<std::int64_t>(A.numCols()), C, sigma);
+      check_fill("kkperm::spmv::sell_c_sigma", s.slots, nnz, spmv::SellConfig::max_fill,
+                 spmv::SellConfig::min_slots);
+      if (s.slots > static_cast<std::int64_t>(std::numeric_limits<offset_type>::max()))
+        KKPERM_THROW(CandidateNotApplicable, "kkperm::spmv::sell_c_sigma: "
+                                                 << s.slots << " padded slots do not fit the "
+                                                    "matrix's offset type");
+      formats::device_sell_fill<execution_space>(s, rm, A.graph.entries, A.values);
+      sell_ptr_ = s.slice_ptr;
+      sell_perm_ = s.perm;
+      ell_cols_ = s.cols;
+      ell_vals_ = s.vals;
+      os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.slots;
     } else if (c == SpmvCandidate::dcsr) {
       A_ = A;
       formats::device_dcsr_rows<execution_space>(A.graph.row_map, nonempty_, empty_);
