@@ -179,7 +179,10 @@ std::string spgemm_guard_reason(SpgemmCandidate c, const SpgemmWorkEstimate& e,
     case SpgemmCandidate::esc:
     case SpgemmCandidate::esc_permuted:
       // Bounded by design: the global bin is chunked, nnz(C) is counted exactly before C is
-      // allocated and checked against the offset type and the memory limit (clear errors).
+      // allocated and checked against the offset type and the memory limit (EscPlan sets it to
+      // memory_fraction x device memory unless EscConfig gives one); a product that does not
+      // fit is skipped there with the bytes it needs (CandidateNotApplicable). Σ F_i alone
+      // (an upper bound of nnz(C)) would refuse products that fit.
       return {};
     case SpgemmCandidate::kk_spgemm_kk:
     case SpgemmCandidate::kk_spgemm_kk_memory:

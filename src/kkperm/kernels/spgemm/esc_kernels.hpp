@@ -417,14 +417,23 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, bo
             // insertion into the sorted prefix: expansion and sort in one sweep
             const O c = entB(pb);
             const V v = drop ? a * valB(pb) : V(0);
+            // (values moved only with drop_zeros: without it they are never read, and moving
+            // them cost local-memory traffic in every insertion)
             int t = n;
-            while (t > 0 && cols[t - 1] > c) {
-              cols[t] = cols[t - 1];
-              vals[t] = vals[t - 1];
-              --t;
+            if (drop) {
+              while (t > 0 && cols[t - 1] > c) {
+                cols[t] = cols[t - 1];
+                vals[t] = vals[t - 1];
+                --t;
+              }
+              vals[t] = v;
+            } else {
+              while (t > 0 && cols[t - 1] > c) {
+                cols[t] = cols[t - 1];
+                --t;
+              }
             }
             cols[t] = c;
-            vals[t] = v;
             ++n;
           }
         }
@@ -432,10 +441,10 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, bo
         int m = 0;
         for (int t = 0; t < n; ++t) {
           if (m > 0 && cols[m - 1] == cols[t]) {
-            vals[m - 1] += vals[t];
+            if (drop) vals[m - 1] += vals[t];
           } else {
             cols[m] = cols[t];
-            vals[m] = vals[t];
+            if (drop) vals[m] = vals[t];
             ++m;
           }
         }
@@ -963,6 +972,34 @@ void build_slots(const Args& g, std::int64_t begin, std::int64_t end, int thread
   const int ts = fit_team_size_v<Exec>(threads, vec, body, 0);
   Kokkos::parallel_for("kkperm::spgemm::esc::build_slots",
                        policy_t(static_cast<int>(end - begin), ts, vec), body);
+}
+
+/// slot(t) for the products of bin-0 rows (≤ kThreadCapacity products): one thread per row,
+/// binary search in its (≤ 32-entry) C row — teams would leave most lanes idle on such rows.
+template <class Exec, class Args, class AprodView, class SlotView, class Flag>
+void build_slots_thread_bin(const Args& g, std::int64_t begin, std::int64_t end,
+                            const AprodView& aprod, const SlotView& slot, const Flag& bad) {
+  using S = typename SlotView::non_const_value_type;
+  if (end <= begin) return;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::build_slots_thread", Kokkos::RangePolicy<Exec>(begin, end),
+      KOKKOS_LAMBDA(const std::int64_t p) {
+        const auto i = g.perm(p);
+        const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
+        for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
+          const auto k = g.entA(pa);
+          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+          const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+          const std::int64_t base = aprod(pa);
+          for (std::int64_t q = 0; q < len; ++q) {
+            const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(b0 + q));
+            if (pos < 0) bad() = 1;
+            slot(base + q) = static_cast<S>(pos < 0 ? 0 : pos);
+          }
+        }
+      });
 }
 
 /// Bin 0 numeric with the slot map: one thread per row, accumulator in a per-thread array.

@@ -466,9 +466,8 @@ class EscSpgemm {
   void fill_slots(const args_t& g, const SlotView& slot) {
     using exec = execution_space;
     const int v = stats_.vector_length;
-    // bin 0 rows are tiny: teams of 1 x v lanes would leave most of a warp idle on CUDA, so
-    // they share the warp-bin team shape; slot building runs once per symbolic.
-    esc_impl::build_slots<exec>(g, bin_off_[0], bin_off_[2], cfg_.warp_team_size, v, aprod_,
+    esc_impl::build_slots_thread_bin<exec>(g, bin_off_[0], bin_off_[1], aprod_, slot, missing_);
+    esc_impl::build_slots<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size, v, aprod_,
                                 slot, missing_);
     esc_impl::build_slots<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size, v, aprod_,
                                 slot, missing_);
