@@ -23,8 +23,6 @@
 #include <KokkosKernels_Sorting.hpp>
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cub/device/device_radix_sort.cuh>
-
-#include "kkperm/core/cuda_check.hpp"
 #endif
 #include <algorithm>
 #include <cstdint>
@@ -69,18 +67,24 @@ void sort_unique_keys(const KeyView& keys, int end_bit = 64) {
       Kokkos::View<std::uint64_t*, mem_t> alt(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::alt"), n);
       cub::DoubleBuffer<std::uint64_t> buf(keys.data(), alt.data());
       std::size_t temp_bytes = 0;
-      KKPERM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buf, static_cast<int>(n), 0, nbits,
-                                                       exec.cuda_stream()));
+      cudaError_t err = cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buf, static_cast<int>(n), 0, nbits,
+                                                       exec.cuda_stream());
+      if (err != cudaSuccess)
+        KKPERM_THROW(std::runtime_error, "kkperm::sort_unique_keys: cub radix sort (size query) failed: "
+                                             << cudaGetErrorString(err));
       Kokkos::View<unsigned char*, mem_t> temp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::temp"),
                                                temp_bytes);
-      KKPERM_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, buf, static_cast<int>(n), 0, nbits,
-                                                       exec.cuda_stream()));
+      err = cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, buf, static_cast<int>(n), 0, nbits,
+                                           exec.cuda_stream());
+      if (err != cudaSuccess)
+        KKPERM_THROW(std::runtime_error, "kkperm::sort_unique_keys: cub radix sort failed: " << cudaGetErrorString(err));
       if (buf.Current() != keys.data()) Kokkos::deep_copy(exec, keys, alt);
       exec.fence();  // alt/temp are freed on return
-      return;
-    }
+    } else
 #endif
-    KokkosKernels::Impl::bitonicSort<KeyView, Exec, std::int64_t>(keys);
+    {
+      KokkosKernels::Impl::bitonicSort<KeyView, Exec, std::int64_t>(keys);
+    }
   }
 }
 
