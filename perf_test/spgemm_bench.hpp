@@ -24,8 +24,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.block_team_size = static_cast<int>(opt.get_double("--esc-block-threads", 256));
   o.esc.global_team_size = static_cast<int>(opt.get_double("--esc-global-threads", 512));
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
-  o.esc.slot_map_limit_bytes =
-      static_cast<std::size_t>(opt.get_double("--esc-slot-map-mib", 8192) * 1048576.0);
+  const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
+  if (slot_mib >= 0) o.esc.slot_map_limit_bytes = static_cast<std::size_t>(slot_mib * 1048576.0);
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -82,7 +82,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-global-threads", "N",
            "threads per ESC global-bin row (clamped to the kernel's team_size_max)", "512"},
           {"--esc-slot-map-mib", "N",
-           "largest ESC slot map kept for numeric (MiB; 0: numeric by binary search)", "8192"},
+           "cap on the ESC slot map kept for numeric (MiB; 0: numeric by binary search; -1: no "
+           "cap, only the memory limit)",
+           "-1"},
           {"--esc-team-sort", "",
            "ESC symbolic warp/block bins: bitonic sort of the expanded row (default: hash table)"},
           {"--kk-max-row-work", "N",

@@ -41,7 +41,12 @@
 #            resetup_numeric_ms (slot map) and symbolic_ms / setup_ms (hash) across labels.
 #   The graph part runs the power-law A² (nnz(C) > 2^31) through the ESC with 64-bit offsets
 #   (kkperm_spgemm --offsets auto, the default); offset_bits and details (peak_bytes,
-#   memory_limit) are in each record.
+#   memory_limit, slot_bytes) are in each record. Sizes computed on the CPU from the generated
+#   matrices (not yet run on a GPU): power-law 1M: Σ F_i = 2.44e9, nnz(C) = 2.34e9, C with
+#   64-bit offsets ≈ 28.1 GB, 4-byte slot map ≈ 9.8 GB; power-law 200k: Σ F_i = 1.13e10,
+#   nnz(C) = 7.39e9, C ≈ 88.7 GB (fits 0.8 x an H200, not an H100: skipped there with the
+#   estimate), slot map ≈ 45 GB does not fit beside C (numeric by binary search). These runs
+#   may need PER_RUN=300.
 # Results: $OUT/spgemm_<part>_<k>.{json,csv,log} (k = run index in the part) and
 #   $OUT/spgemm_<part>.log (part log with nvidia-smi and each run's exit status / elapsed s).
 # Environment: OUT (default ./gpu-out), KKPERM_SPGEMM / KKPERM_AMG (binaries; default

@@ -29,7 +29,7 @@
  *     zeros or cancellation) are kept unless drop_zeros;
  *  5. symbolic = count pass + fill pass (columns only) + slot map: for every product a_ik·b_kj
  *     the position of column j in C's sorted row (built once by binary search, kept when it fits
- *     slot_map_limit_bytes / memory_limit_bytes: Σ F_i · (2 or 4) + 8 · nnz(A) bytes, reported
+ *     memory_limit_bytes and slot_map_limit_bytes: Σ F_i · (2 or 4) + 8 · nnz(A) bytes, reported
  *     in EscStats::slot_bytes). numeric recomputes values only, reusing the structure, the bin
  *     plan and the slot map: per product one read of B's value and its slot, an atomic add into
  *     the row's accumulator (team scratch; C's values directly for the global bin), one write.
@@ -93,7 +93,10 @@ struct EscConfig {
   std::size_t global_buffer_bytes = std::size_t(256) << 20;  ///< expansion buffer budget
   std::size_t memory_limit_bytes = 0;  ///< 0: no limit beyond the allocator
   /// Largest slot map symbolic() may keep for numeric(); 0: never (binary-search numeric).
-  std::size_t slot_map_limit_bytes = std::size_t(8) << 30;
+  /// Default: no cap of its own — kept whenever plan + C + buffers + slot map fit
+  /// memory_limit_bytes (the registry plan sets that to a fraction of device memory). Lower it
+  /// to trade numeric re-setup speed for memory (Σ F_i · 2 or 4 bytes).
+  std::size_t slot_map_limit_bytes = std::numeric_limits<std::size_t>::max();
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
