@@ -530,9 +530,10 @@ struct SellDevice {
 /**
  * @brief First half of the SELL-C-sigma build: perm (rows sorted by decreasing length inside
  * each window of sigma rows, stable, as build_sell's std::stable_sort) and slice_ptr. A team per
- * window loads the window's lengths into scratch; row i's place is the number of rows of the
- * window that are longer, or as long with a smaller index. Fill with device_sell_fill after
- * checking `slots` (nothing of the size of the padded arrays is allocated here).
+ * window sorts the keys (longest first, ties by row index: unique keys, so the result is the
+ * stable order) with a bitonic network in scratch, O(sigma log^2 sigma) per window. Fill with
+ * device_sell_fill after checking `slots` (nothing of the size of the padded arrays is
+ * allocated here).
  */
 template <class Exec, class Device, class V, class O, class RowMap>
 SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layout(
@@ -560,27 +561,46 @@ SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layo
   const auto perm = s.perm;
   const auto ptr = s.slice_ptr;
   const std::int64_t windows = (n + sigma - 1) / sigma;
+  // Bitonic sort of P = pow2 >= sigma unique keys (longest first, then row index) per window:
+  // key = (max_len_key - len) * P + r, padding keys above every real one.
+  std::int64_t P = 1;
+  while (P < sigma) P *= 2;
+  KKPERM_ASSERT(P <= (std::int64_t(1) << 24), "SELL: sigma " << sigma << " too large");
   if (windows > 0) {
-    const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(sigma));
+    const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(P));
+    constexpr std::int64_t len_cap = std::int64_t(1) << 38;  // > any row length (offsets < 2^38)
     Kokkos::parallel_for(
         "kkperm::formats::sell_sort",
-        team_policy(static_cast<int>(windows), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(shmem)),
+        team_policy(static_cast<int>(windows), Kokkos::AUTO)
+            .set_scratch_size(0, Kokkos::PerTeam(shmem)),
         KOKKOS_LAMBDA(const member& team) {
           const std::int64_t w0 = static_cast<std::int64_t>(team.league_rank()) * sigma;
           const std::int64_t m = n - w0 < sigma ? n - w0 : sigma;
-          scratch len(team.team_scratch(0), sigma);
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t r) {
-            len(r) = static_cast<std::int64_t>(row_map(w0 + r + 1) - row_map(w0 + r));
+          scratch key(team.team_scratch(0), P);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](const std::int64_t r) {
+            const std::int64_t len =
+                r < m ? static_cast<std::int64_t>(row_map(w0 + r + 1) - row_map(w0 + r)) : -1;
+            key(r) = (len_cap - len) * P + r;
           });
           team.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t r) {
-            const std::int64_t l = len(r);
-            std::int64_t place = 0;
-            for (std::int64_t q = 0; q < m; ++q) {
-              const std::int64_t lq = len(q);
-              place += (lq > l || (lq == l && q < r)) ? 1 : 0;
+          for (std::int64_t k = 2; k <= P; k *= 2) {
+            for (std::int64_t j = k / 2; j > 0; j /= 2) {
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, P), [&](const std::int64_t i) {
+                const std::int64_t l = i ^ j;
+                if (l > i) {
+                  const std::int64_t ki = key(i), kl = key(l);
+                  const bool up = (i & k) == 0;
+                  if (up ? ki > kl : ki < kl) {
+                    key(i) = kl;
+                    key(l) = ki;
+                  }
+                }
+              });
+              team.team_barrier();
             }
-            perm(w0 + place) = static_cast<O>(w0 + r);
+          }
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const std::int64_t q) {
+            perm(w0 + q) = static_cast<O>(w0 + key(q) % P);
           });
         });
   }
