@@ -8,7 +8,8 @@
  *    that share lines sit close together (first line keeps banded/stencil locality, which a
  *    pure MinHash order destroyed: 778 vs exact 452 / identity 588 on laplace2d 40x40). Sort:
  *    sort_unique_keys (std::sort on host spaces, cub radix sort on CUDA).
- * 2. (device) the sorted order is cut into chunks of C = k*Nw positions; one thread per chunk runs
+ * 2. (device) the sorted order is cut into chunks of C = k*Nw positions; one thread (a team of
+ *    one, one CUDA block each) per chunk runs
  *    the same greedy rule as the exact reference (reference.hpp) but only scans `window`
  *    unplaced candidates around the reference row's place in the sorted order (half each side;
  *    union-find skip lists find unplaced neighbours in amortized O(1)). Chunk c fills output
@@ -147,7 +148,11 @@ struct WindowedGreedy {
     return t;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t c) const {
+  using member_t = typename Kokkos::TeamPolicy<typename Matrix::execution_space>::member_type;
+  /// One chunk per team of one thread (see windowed_hamming_order for why).
+  KOKKOS_INLINE_FUNCTION void operator()(const member_t& m) const { run(m.league_rank()); }
+
+  KOKKOS_INLINE_FUNCTION void run(const std::int64_t c) const {
     const std::int64_t c0 = c * chunk;
     const std::int64_t len = (c0 + chunk < n ? c0 + chunk : n) - c0;
     const std::int64_t base = c0 + c;  // len + 1 slots per chunk
@@ -308,7 +313,10 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   g.half = std::max(1, params.window / 2);
   g.mode = mode;
   g.cpl = cpl;
-  Kokkos::parallel_for("kkperm::permute::windowed_greedy", Kokkos::RangePolicy<exec_t>(0, n_chunks), g);
+  // One team of ONE thread per chunk: each chunk is a long sequential, latency-bound walk, so
+  // they are spread one per CUDA block over all SMs (a RangePolicy packs the few thousand chunk
+  // threads into a few large blocks on a fraction of the SMs, divergent within each warp).
+  Kokkos::parallel_for("kkperm::permute::windowed_greedy", Kokkos::TeamPolicy<exec_t>(n_chunks, 1), g);
   auto gout = g.out;
   Kokkos::parallel_for(
       "kkperm::permute::windowed_out", Kokkos::RangePolicy<exec_t>(0, n),
