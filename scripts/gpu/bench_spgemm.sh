@@ -35,10 +35,12 @@
 #   ab       ~3-5 min A/B of the ESC numeric slot map and the symbolic scratch hash (issue 5,
 #            2026-11-21): esc + cusparse_reuse on A² of the 4elt Kronecker mesh and on
 #            laplace3d7 100³ (A², AP, RAP), and kkperm_amg on laplace3d7 100³, each under
-#            new (defaults) / search (--esc-slot-map-mib 0: numeric by binary search, the old
-#            path) / sort (--esc-team-sort: symbolic warp/block bins by bitonic sort, the old
-#            path); 9 runs, PER_RUN_AB (default 60 s) each. Compare numeric_reuse_ms /
-#            resetup_numeric_ms (slot map) and symbolic_ms / setup_ms (hash) across labels.
+#            new (defaults) / search (--esc-slot-map-mib 0: no slot map, every numeric by
+#            binary search, the old path) / sort (--esc-team-sort: symbolic warp/block bins by
+#            bitonic sort, the old path); 9 runs, PER_RUN_AB (default 60 s) each. Compare
+#            numeric_reuse_ms / resetup_numeric_ms (slot map; numeric_ms is the first numeric,
+#            which searches and records the slots) and symbolic_ms / setup_ms (hash) across
+#            labels and against cusparse_reuse.
 #   The graph part runs the power-law A² (nnz(C) > 2^31) through the ESC with 64-bit offsets
 #   (kkperm_spgemm --offsets auto, the default); offset_bits and details (peak_bytes,
 #   memory_limit, slot_bytes) are in each record. Sizes computed on the CPU from the generated

@@ -54,6 +54,14 @@ void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string
   }
 }
 
+/// Numeric path of a numeric() that follows another one on the same structure: through the
+/// slot map (recorded by the first numeric) whenever one was allocated; the first numeric after
+/// symbolic always searches.
+template <class Esc>
+void expect_reuse_path(const Esc& esc, const std::string& what) {
+  EXPECT_EQ(esc.stats().numeric_used_slots, esc.stats().slot_bytes > 0) << what;
+}
+
 void poison_values(const Matrix& C) {
   Kokkos::deep_copy(C.values, kkperm::test::poison<double>());
 }
@@ -68,9 +76,15 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
     esc.symbolic(A, B);
     poison_values(esc.C());
     esc.numeric(A, B);
+    EXPECT_FALSE(esc.stats().numeric_used_slots);  // first numeric searches (and records)
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "]"));
     EXPECT_EQ(esc.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz()));
     expect_numeric_path(esc, cfg, what + " [" + name + "]");
+    poison_values(esc.C());
+    esc.numeric(A, B);  // through the slot map when there is one
+    expect_reuse_path(esc, what + " [" + name + "], second numeric");
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref,
+                                  what + " [" + name + "], second numeric"));
   }
 }
 }  // namespace
@@ -177,6 +191,7 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     // numeric re-setup after a value change, every bin (slot map or search)
     poison_values(esc.C());
     esc.numeric(dA2, dB2);
+    expect_reuse_path(esc, what + ", reuse");
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, what + ", reuse"));
     const auto& s = esc.stats();
     // bins: {0,1,31,32} thread; {33,735,736} warp; {737,6143,6144} block; {6145,9000} global.
@@ -229,6 +244,7 @@ TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
       const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
       poison_values(esc.C());
       esc.numeric(A2, B2);
+      expect_reuse_path(esc, "reuse [" + name + "]");
       const auto reused = kkperm::to_host(esc.C());
       EXPECT_TRUE(matches_reference(reused, reference_multiply(hA2, hB2), "reuse [" + name + "]"));
       const auto fresh = kkperm::to_host(kkperm::spgemm::esc_multiply(A2, B2, cfg));
@@ -426,6 +442,7 @@ TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A0, B), "wide row"));
     poison_values(esc.C());
     esc.numeric(kkperm::to_device<Matrix>(A2), kkperm::to_device<Matrix>(B2));
+    EXPECT_TRUE(esc.stats().numeric_used_slots);
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A2, B2),
                                   "wide row, reuse"));
   }
@@ -459,6 +476,7 @@ TEST(EscSpgemm, Offset64ProductsMatchReference) {
     expect_numeric_path(esc, cfg, "int64 offsets [" + name + "]");
     Kokkos::deep_copy(esc.C().values, kkperm::test::poison<double>());
     esc.numeric(kkperm::to_device<Matrix64>(hA2), kkperm::to_device<Matrix64>(hB2));
+    expect_reuse_path(esc, "int64 reuse [" + name + "]");
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, "int64 reuse [" + name + "]"));
   }
 }

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "kkperm/kernels/spgemm/kk_spgemm.hpp"
+// Defines KOKKOSKERNELS_KKPERM_PATCH_0005_ITS when KK carries cmake/patches/0005 (see available()).
+#include <KokkosKernels_HashmapAccumulator.hpp>
 
 #ifdef KKPERM_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -52,6 +54,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " numeric_levels=" << s.numeric_level_warp << "/" << s.numeric_level_block
        << " slot_bytes=" << s.slot_bytes << " slot_width=" << s.slot_width
        << " vector_length=" << s.vector_length << " slot_build_ms=" << 1e3 * s.slot_build_s
+       << " last_numeric_used_slots=" << s.numeric_used_slots
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes;
@@ -135,10 +138,13 @@ SpgemmCandidate spgemm_candidate_from_string(const std::string& name) {
 bool available(SpgemmCandidate c) {
 #ifdef KKPERM_ENABLE_CUDA
   // KK 3.4's SPGEMM_KK / SPGEMM_KK_MEMORY numeric (PortableNumericCHASH, GPUTag) read out of
-  // bounds on CUDA 13 / sm_90 through the view-level API in this build: compute-sanitizer on an
-  // H200, 2026-11-21, docs/gpu_runs/2026-11-21_h200_run3/. Until that is understood the KK
-  // SpGEMM candidates are not offered on CUDA builds (they remain on host builds).
+  // bounds on sm_90 (compute-sanitizer on an H200, docs/gpu_runs/run3_sanitizer_bench/): KK 3.4
+  // takes its independent-thread-scheduling-safe hashmap code on Volta only, so a Hopper build ran
+  // the warp-synchronous code. cmake/patches/0005 widens those guards and defines the marker
+  // below; against a KK 3.4 without it the KK candidates are not offered on CUDA builds.
+#if !defined(KOKKOSKERNELS_KKPERM_PATCH_0005_ITS)
   if (info(c).kernel == std::string("kk")) return false;
+#endif
   return static_cast<int>(c) >= 0 && static_cast<int>(c) < kCount;
 #else
   return !info(c).cuda_only;

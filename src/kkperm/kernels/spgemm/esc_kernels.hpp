@@ -758,13 +758,18 @@ void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t 
 
 // ---------------------------------------------------------------------------------------------
 // Numeric: values only, reusing C's sorted structure: every product a_ik·b_kj is added at the
-// position of column j in C's row (binary search). A product whose column is missing (possible
-// only when the structure was built with drop_zeros) raises `missing`.
+// position of column j in C's row (binary search). A product whose column is missing (A or B
+// changed structure with the reuse check off) raises `missing`. With `record`, each product's
+// position is also stored in the slot map (slot(aprod(pa) + q - rowB(k))), so the next numeric
+// needs no search: the first numeric after symbolic builds the slot map at the cost of one
+// store per product.
 // ---------------------------------------------------------------------------------------------
 
-template <class Exec, class Args, class Flag>
-void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, const Flag& missing) {
+template <class Exec, class Args, class Flag, class AprodView, class SlotView>
+void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, const Flag& missing,
+                        const AprodView& aprod, const SlotView& slot, bool record) {
   using V = typename Args::ValC::non_const_value_type;
+  using S = typename SlotView::non_const_value_type;
   if (end <= begin) return;
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::numeric_thread", Kokkos::RangePolicy<Exec>(begin, end),
@@ -778,21 +783,28 @@ void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, con
         for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
           const auto k = g.entA(pa);
           const V a = g.valA(pa);
+          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+          const std::int64_t base = record ? aprod(pa) - b0 : 0;
           for (auto pb = g.rowB(k); pb < g.rowB(k + 1); ++pb) {
             const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(pb));
-            if (pos < 0) missing() = 1;
-            else acc[pos] += a * g.valB(pb);
+            if (pos < 0) {
+              missing() = 1;
+            } else {
+              acc[pos] += a * g.valB(pb);
+              if (record) slot(base + static_cast<std::int64_t>(pb)) = static_cast<S>(pos);
+            }
           }
         }
         for (std::int64_t t = 0; t < ce - cb; ++t) g.valC(cb + t) = acc[t];
       });
 }
 
-template <class Exec, class Args, class Flag>
+template <class Exec, class Args, class Flag, class AprodView, class SlotView>
 void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int team_size,
                       std::int64_t max_ka, std::int64_t max_c, const Flag& missing,
-                      int& level_out) {
+                      const AprodView& aprod, const SlotView& slot, bool record, int& level_out) {
   using V = typename Args::ValC::non_const_value_type;
+  using S = typename SlotView::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
@@ -825,8 +837,13 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
           const auto k = g.entA(a0 + s);
           const auto q = g.rowB(k) + (t - pre[s]);
           const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(q));
-          if (pos < 0) missing() = 1;
-          else Kokkos::atomic_add(&acc[pos], g.valA(a0 + s) * g.valB(q));
+          if (pos < 0) {
+            missing() = 1;
+          } else {
+            Kokkos::atomic_add(&acc[pos], g.valA(a0 + s) * g.valB(q));
+            // the row's products are contiguous in product order: product t is aprod(a0) + t
+            if (record) slot(aprod(a0) + t) = static_cast<S>(pos);
+          }
         });
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ce - cb),
@@ -840,10 +857,12 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
 
 /// Bin 3 numeric: one team per row, products flattened across the team (tiled product loop:
 /// balanced, coalesced reads of B), each added atomically at its column's position in C's row.
-template <class Exec, class Args, class Flag>
+template <class Exec, class Args, class Flag, class AprodView, class SlotView>
 void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int team_size,
-                        const Flag& missing) {
+                        const Flag& missing, const AprodView& aprod, const SlotView& slot,
+                        bool record) {
   using V = typename Args::ValC::non_const_value_type;
+  using S = typename SlotView::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
@@ -865,6 +884,9 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
           const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(q));
           if (pos < 0) return 1;
           Kokkos::atomic_add(&g.valC(cb + pos), g.valA(pa) * g.valB(q));
+          if (record)
+            slot(aprod(pa) + q - static_cast<std::int64_t>(g.rowB(g.entA(pa)))) =
+                static_cast<S>(pos);
           return 0;
         });
     if (misses > 0) Kokkos::single(Kokkos::PerTeam(team), [&]() { missing() = 1; });
@@ -876,8 +898,8 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
 }
 
 // ---------------------------------------------------------------------------------------------
-// Slot map (numeric re-setup without any search). Built once after symbolic, when it fits the
-// configured budget:
+// Slot map (numeric re-setup without any search). Allocated by symbolic when it fits the
+// memory budget, filled by the first numeric (search path, one store per product):
 //   aprod(pa)  = global index of the first product of A nonzero pa (exclusive scan over A's
 //                nonzeros of nnz(B row entA(pa))), int64, nnz(A) + 1 entries;
 //   slot(t)    = position of product t's column inside its C row (S = uint16 when every C row
@@ -936,70 +958,6 @@ int fit_team_size_v(int threads, int vec, const Functor& functor, std::size_t sc
     const int mx = probe.team_size_max(functor, Kokkos::ParallelForTag());
     return want < mx ? want : (mx > 0 ? mx : 1);
   }
-}
-
-/// slot(t) for every product of the rows perm[begin, end): position of its column in C's
-/// sorted row (binary search, once per symbolic). One team per row, A entries over the team's
-/// threads, each B row over the vector lanes. `bad` is raised if a column is missing (cannot
-/// happen for a structure built from the same A and B; checked because it is free here).
-template <class Exec, class Args, class AprodView, class SlotView, class Flag>
-void build_slots(const Args& g, std::int64_t begin, std::int64_t end, int threads, int vec,
-                 const AprodView& aprod, const SlotView& slot, const Flag& bad) {
-  using S = typename SlotView::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
-  using member_t = typename policy_t::member_type;
-  if (end <= begin) return;
-  const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
-    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
-    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-    const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
-    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
-    const std::int64_t a1 = static_cast<std::int64_t>(g.rowA(i + 1));
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](const std::int64_t pa) {
-      const auto k = g.entA(pa);
-      const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
-      const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
-      const std::int64_t base = aprod(pa);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](const std::int64_t q) {
-        const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(b0 + q));
-        if (pos < 0) bad() = 1;
-        slot(base + q) = static_cast<S>(pos < 0 ? 0 : pos);
-      });
-    });
-  };
-  const int ts = fit_team_size_v<Exec>(threads, vec, body, 0);
-  Kokkos::parallel_for("kkperm::spgemm::esc::build_slots",
-                       policy_t(static_cast<int>(end - begin), ts, vec), body);
-}
-
-/// slot(t) for the products of bin-0 rows (≤ kThreadCapacity products): one thread per row,
-/// binary search in its (≤ 32-entry) C row — teams would leave most lanes idle on such rows.
-template <class Exec, class Args, class AprodView, class SlotView, class Flag>
-void build_slots_thread_bin(const Args& g, std::int64_t begin, std::int64_t end,
-                            const AprodView& aprod, const SlotView& slot, const Flag& bad) {
-  using S = typename SlotView::non_const_value_type;
-  if (end <= begin) return;
-  Kokkos::parallel_for(
-      "kkperm::spgemm::esc::build_slots_thread", Kokkos::RangePolicy<Exec>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t p) {
-        const auto i = g.perm(p);
-        const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
-        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
-        for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
-          const auto k = g.entA(pa);
-          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
-          const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
-          const std::int64_t base = aprod(pa);
-          for (std::int64_t q = 0; q < len; ++q) {
-            const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(b0 + q));
-            if (pos < 0) bad() = 1;
-            slot(base + q) = static_cast<S>(pos < 0 ? 0 : pos);
-          }
-        }
-      });
 }
 
 /// Bin 0 numeric with the slot map: one thread per row, accumulator in a per-thread array.

@@ -27,13 +27,16 @@
  *     global memory and reduced by key;
  *  4. expansion scales by A's value; contraction sums equal columns; explicit zeros (stored
  *     zeros or cancellation) are kept unless drop_zeros;
- *  5. symbolic = count pass + fill pass (columns only) + slot map: for every product a_ik·b_kj
- *     the position of column j in C's sorted row (built once by binary search, kept when it fits
- *     memory_limit_bytes and slot_map_limit_bytes: Σ F_i · (2 or 4) + 8 · nnz(A) bytes, reported
- *     in EscStats::slot_bytes). numeric recomputes values only, reusing the structure, the bin
- *     plan and the slot map: per product one read of B's value and its slot, an atomic add into
+ *  5. symbolic = count pass + fill pass (columns only) + slot map allocation: for every product
+ *     a_ik·b_kj the position of column j in C's sorted row (kept when it fits memory_limit_bytes
+ *     and slot_map_limit_bytes: Σ F_i · (2 or 4) + 8 · (nnz(A) + 1) bytes, reported in
+ *     EscStats::slot_bytes). numeric recomputes values only, reusing the structure and the bin
+ *     plan. The first numeric after symbolic finds each product's position by binary search in
+ *     C's row and records it in the slot map (one extra store per product, so a one-shot
+ *     symbolic + numeric costs about what it did without a slot map); every later numeric goes
+ *     through the slot map: per product one read of B's value and its slot, an atomic add into
  *     the row's accumulator (team scratch; C's values directly for the global bin), one write.
- *     Without the slot map, numeric finds each product's position by binary search instead.
+ *     Without a slot map every numeric searches.
  *
  * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
  * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
@@ -112,7 +115,8 @@ struct EscStats {
   int slot_width = 0;          ///< bytes per slot (2 or 4); 0 without a slot map
   int vector_length = 0;       ///< vector lanes of the slot-map kernels (1 on host)
   double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
-  double slot_build_s = 0;  ///< part of symbolic_s
+  double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
+  bool numeric_used_slots = false;  ///< last numeric() went through the slot map
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -231,6 +235,7 @@ class EscSpgemm {
     validate(A, "kkperm::spgemm_symbolic: A", /*require_sorted=*/false);
     validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
     has_symbolic_ = false;
+    slots_ready_ = false;
     stats_ = EscStats{};
     const std::int64_t n = A.numRows();
     stats_.num_rows = n;
@@ -368,22 +373,16 @@ class EscSpgemm {
     auto t0 = now();
     args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
                       : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
-    const bool searched = !(slot16_.extent(0) > 0 || slot32_.extent(0) > 0);
-    if (slot16_.extent(0) > 0) {
+    const bool searched = !slots_ready_;
+    stats_.numeric_used_slots = slots_ready_;
+    if (slots_ready_ && slot16_.extent(0) > 0) {
       run_numeric_slots(g, slot16_);
-    } else if (slot32_.extent(0) > 0) {
+    } else if (slots_ready_) {
       run_numeric_slots(g, slot32_);
+    } else if (slot32_.extent(0) > 0) {
+      run_numeric_search(g, slot32_, true);
     } else {
-      Kokkos::deep_copy(missing_, 0);
-      esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing_);
-      esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
-                                       bin_max_ka_[1], bin_max_c_[1], missing_,
-                                       stats_.numeric_level_warp);
-      esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
-                                       bin_max_ka_[2], bin_max_c_[2], missing_,
-                                       stats_.numeric_level_block);
-      esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size,
-                                         missing_);
+      run_numeric_search(g, slot16_, slot16_.extent(0) > 0);
     }
     stats_.numeric_s = since(t0);
     if (!direct) {
@@ -399,7 +398,25 @@ class EscSpgemm {
       KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
                                 "structure: A or B changed structure since symbolic() (reuse "
                                 "check disabled?); re-run symbolic()");
+      // every product found its position: the slot map (when allocated) is complete now
+      slots_ready_ = slot16_.extent(0) > 0 || slot32_.extent(0) > 0;
     }
+  }
+
+  /// Numeric by binary search; with `record` the positions go to `slot` (public: nvcc).
+  template <class SlotView>
+  void run_numeric_search(const args_t& g, const SlotView& slot, bool record) {
+    using exec = execution_space;
+    Kokkos::deep_copy(missing_, 0);
+    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing_, aprod_, slot, record);
+    esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
+                                     bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
+                                     record, stats_.numeric_level_warp);
+    esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
+                                     bin_max_ka_[2], bin_max_c_[2], missing_, aprod_, slot,
+                                     record, stats_.numeric_level_block);
+    esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size,
+                                       missing_, aprod_, slot, record);
   }
 
   /// Numeric through the slot map (public: nvcc needs kernels reachable from public members).
@@ -419,11 +436,12 @@ class EscSpgemm {
                                            0, true, aprod_, slot, unused);
   }
 
-  /// Builds aprod_ and the slot map for the destination structure in `g` when it fits the
-  /// budgets (else leaves them empty: numeric searches). Not with drop_zeros (numeric re-runs
-  /// symbolic there).
+  /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
+  /// empty: numeric searches); the first numeric fills the slots. Not with drop_zeros
+  /// (numeric re-runs symbolic there).
   void build_slot_map(const args_t& g, std::int64_t nnz_a) {
     using exec = execution_space;
+    slots_ready_ = false;
     aprod_ = work_view();
     slot16_ = Kokkos::View<std::uint16_t*, device_type>();
     slot32_ = Kokkos::View<std::uint32_t*, device_type>();
@@ -454,28 +472,9 @@ class EscSpgemm {
       return;
     }
     esc_impl::product_offsets<exec>(g, nnz_a, aprod_);
-    Kokkos::deep_copy(missing_, 0);
-    if (width == 2) fill_slots(g, slot16_);
-    else fill_slots(g, slot32_);
-    int bad = 0;
-    Kokkos::deep_copy(bad, missing_);
-    KKPERM_ASSERT(bad == 0, "slot map: a product's column is missing from C's structure");
     stats_.slot_bytes = bytes;
     stats_.slot_width = width;
     stats_.peak_bytes += bytes;
-  }
-
-  template <class SlotView>
-  void fill_slots(const args_t& g, const SlotView& slot) {
-    using exec = execution_space;
-    const int v = stats_.vector_length;
-    esc_impl::build_slots_thread_bin<exec>(g, bin_off_[0], bin_off_[1], aprod_, slot, missing_);
-    esc_impl::build_slots<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size, v, aprod_,
-                                slot, missing_);
-    esc_impl::build_slots<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size, v, aprod_,
-                                slot, missing_);
-    esc_impl::build_slots<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, v, aprod_,
-                                slot, missing_);
   }
 
   /// Plan views for callers that report the reorder (read-only).
@@ -629,6 +628,7 @@ class EscSpgemm {
   Kokkos::View<std::uint16_t*, device_type> slot16_;
   Kokkos::View<std::uint32_t*, device_type> slot32_;
   flag_view missing_{"kkperm::esc::missing"};      ///< raised by the search-based kernels
+  bool slots_ready_ = false;                       ///< slot map filled by a numeric()
 };
 
 /// One-shot C = A·B with the ESC kernel (symbolic + numeric).
