@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <iostream>
 #include <random>
+#include <stdexcept>
 
 namespace kkperm::test {
 
@@ -18,7 +19,11 @@ std::vector<std::string> list_files(const std::string& sub, const std::string& s
   std::vector<std::string> out;
   const std::string dir = matrices_dir() + "/" + sub;
   DIR* d = opendir(dir.c_str());
-  if (!d) return out;
+  // A missing folder would silently turn every real-matrix test into a loop over nothing.
+  if (!d)
+    throw std::runtime_error("kkperm tests: matrices folder '" + dir +
+                             "' not found (the tests expect ../shared/matrices beside the clone; "
+                             "set KKPERM_MATRICES_DIR to the folder holding real/ and malformed/)");
   while (dirent* e = readdir(d)) {
     std::string n = e->d_name;
     if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
