@@ -125,15 +125,18 @@ run_one() {  # part, index, binary, then tool args (one matrix)
   echo "== $part/$k: $what, $((SECONDS - t0)) s" | tee -a "$OUT/spgemm_$part.log" >> "$base.log"
   [[ $rc -eq 0 ]] || PART_RC=1
 }
+part_log_start() {  # part, its time-limit setting: truncates the part log, writes its header
+  : > "$OUT/spgemm_$1.log"
+  echo "== part $1: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP $2" >> "$OUT/spgemm_$1.log"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
+    --format=csv >> "$OUT/spgemm_$1.log" 2>&1 || true
+}
 run_part() {  # part, binary, extra tool flags..., '--', gen specs...
   local part=$1 bin=$2; shift 2
   local flags=()
   while [[ $# -gt 0 && "$1" != "--" ]]; do flags+=("$1"); shift; done
   shift
-  : > "$OUT/spgemm_$part.log"
-  echo "== part $part: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN=$PER_RUN" >> "$OUT/spgemm_$part.log"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
-    --format=csv >> "$OUT/spgemm_$part.log" 2>&1 || true
+  part_log_start "$part" "PER_RUN=$PER_RUN"
   local t0=$SECONDS k=0 s
   for s in "$@"; do
     local f=("${flags[@]}")
@@ -154,10 +157,7 @@ TUNE_CFGS=(  # label | ESC flags
   "bigblock|--esc-warp 736 --esc-team 6144 --esc-block-threads 512 --esc-global-threads 256"
 )
 run_tune() {
-  : > "$OUT/spgemm_tune.log"
-  echo "== part tune: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN_TUNE=${PER_RUN_TUNE:-100}" >> "$OUT/spgemm_tune.log"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
-    --format=csv >> "$OUT/spgemm_tune.log" 2>&1 || true
+  part_log_start tune "PER_RUN_TUNE=${PER_RUN_TUNE:-100}"
   local t0=$SECONDS c label flags gens=() m
   for m in "${TUNE_MATS[@]}"; do gens+=(--gen "$m"); done
   local save=$PER_RUN
@@ -177,10 +177,7 @@ AB_CFGS=(  # label | ESC flags
   "sort|--esc-team-sort"
 )
 run_ab() {
-  : > "$OUT/spgemm_ab.log"
-  echo "== part ab: $(date -u +%FT%TZ), REPEAT=$REPEAT WARMUP=$WARMUP PER_RUN_AB=${PER_RUN_AB:-60}" >> "$OUT/spgemm_ab.log"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem \
-    --format=csv >> "$OUT/spgemm_ab.log" 2>&1 || true
+  part_log_start ab "PER_RUN_AB=${PER_RUN_AB:-60}"
   local t0=$SECONDS c label flags=()
   local save=$PER_RUN
   PER_RUN=${PER_RUN_AB:-60}
