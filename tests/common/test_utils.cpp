@@ -34,6 +34,24 @@ std::vector<std::string> list_files(const std::string& sub, const std::string& s
   return out;
 }
 
+std::vector<std::pair<std::string, HostCsr<double, int, std::int64_t>>> tiny_corner_matrices() {
+  using H = HostCsr<double, int, std::int64_t>;
+  std::vector<std::pair<std::string, H>> out;
+  out.push_back({"0x0", H{}});
+  H one;
+  one.num_rows = one.num_cols = 1;
+  one.row_map = {0, 1};
+  one.entries = {0};
+  one.values = {-3.25};
+  out.push_back({"1x1", one});
+  H zero_nnz;
+  zero_nnz.num_rows = 5;
+  zero_nnz.num_cols = 7;
+  zero_nnz.row_map.assign(6, 0);
+  out.push_back({"5x7_no_entries", zero_nnz});
+  return out;
+}
+
 std::uint64_t fresh_seed() {
   if (const char* env = std::getenv("KKPERM_TEST_SEED")) return std::strtoull(env, nullptr, 10);
   static std::uint64_t base = [] {

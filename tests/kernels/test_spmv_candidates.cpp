@@ -37,20 +37,7 @@ std::uint64_t seed_for_test() {
 
 /// Generated corner cases (seeded; the seed is recorded by the test).
 std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
-  std::vector<std::pair<std::string, GenCsr>> out;
-  GenCsr empty;  // 0 x 0
-  out.push_back({"0x0", empty});
-  GenCsr one;
-  one.num_rows = one.num_cols = 1;
-  one.row_map = {0, 1};
-  one.entries = {0};
-  one.values = {-3.25};
-  out.push_back({"1x1", one});
-  GenCsr zero_nnz;  // 5 x 7, no entries at all
-  zero_nnz.num_rows = 5;
-  zero_nnz.num_cols = 7;
-  zero_nnz.row_map.assign(6, 0);
-  out.push_back({"5x7_no_entries", zero_nnz});
+  auto out = kkperm::test::tiny_corner_matrices();
   out.push_back({"empty_rows_hypersparse", kkperm::gen::hypersparse(3000, 0.05, 7, seed)});
   out.push_back({"one_dense_row_arrow", kkperm::gen::arrow(2500, 1, 0, seed + 1)});
   out.push_back({"arrow_rows_and_cols", kkperm::gen::arrow(1500, 3, 2, seed + 2)});

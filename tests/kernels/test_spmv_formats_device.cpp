@@ -36,19 +36,7 @@ void expect_same(const std::vector<T>& host, const ViewT& dev, const std::string
 }
 
 std::vector<std::pair<std::string, GenCsr>> generated(std::uint64_t seed) {
-  std::vector<std::pair<std::string, GenCsr>> out;
-  out.push_back({"0x0", GenCsr{}});
-  GenCsr one;
-  one.num_rows = one.num_cols = 1;
-  one.row_map = {0, 1};
-  one.entries = {0};
-  one.values = {-3.25};
-  out.push_back({"1x1", one});
-  GenCsr zero_nnz;
-  zero_nnz.num_rows = 5;
-  zero_nnz.num_cols = 7;
-  zero_nnz.row_map.assign(6, 0);
-  out.push_back({"5x7_no_entries", zero_nnz});
+  auto out = kkperm::test::tiny_corner_matrices();
   out.push_back({"empty_rows_hypersparse", kkperm::gen::hypersparse(3000, 0.05, 7, seed)});
   out.push_back({"one_dense_row_arrow", kkperm::gen::arrow(2500, 1, 0, seed + 1)});
   out.push_back({"wide_20x5000", kkperm::gen::random_uniform(20, 5000, 1, 900, seed + 2)});
