@@ -4,7 +4,9 @@
 // as "validate") and include their host parts (LPT schedule, RCM, exact greedy), the device
 // inverse + bijection check; the result stays on the device. "permuted_crs_<kind>" adds
 // PermutedCrsMatrix::build (permuted structure + values) to a build. --json writes every record.
+#include <algorithm>
 #include <iostream>
+#include <vector>
 
 #include "common/cli.hpp"
 #include "kkperm/core/crs_utils.hpp"
@@ -20,7 +22,8 @@ int main(int argc, char** argv) {
       "kkperm_features", "Times feature sets and permutation builds in SpMV-equivalents",
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
        {"--window", "W", "windowed greedy candidates per step", "32"},
-       {"--chunk", "C", "windowed greedy rows per chunk", "256"}}};
+       {"--chunk", "C", "windowed greedy rows per chunk", "256"},
+       {"--perms", "LIST", "all|none|comma list of permutations to build", "all"}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {
@@ -36,6 +39,20 @@ int main(int argc, char** argv) {
     pp.window = static_cast<int>(opt.get_double("--window", 32));
     pp.chunk_rows = static_cast<int>(opt.get_double("--chunk", pp.chunk_rows));
     pp.validate_matrix = false;  // validated once per matrix below, timed separately
+    std::vector<kkperm::Permutation> perms;
+    {
+      const std::string list = opt.get("--perms", "all");
+      if (list == "all") {
+        perms = kkperm::all_permutations();
+      } else if (list != "none") {
+        std::size_t b = 0;
+        while (b <= list.size()) {
+          const std::size_t e = std::min(list.find(',', b), list.size());
+          perms.push_back(kkperm::permutation_from_string(list.substr(b, e - b)));
+          b = e + 1;
+        }
+      }
+    }
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {
       kkperm::perf::progress(s, opt.sources.size(), opt.sources[s].name);
       const auto h = kkperm::perf::load_matrix(opt.sources[s]);
@@ -69,7 +86,7 @@ int main(int argc, char** argv) {
                                                          opt.warmup, opt.repeat));
       record("features_sets12_fused", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kAllSpmvSets); },
                                                           opt.warmup, opt.repeat));
-      for (auto kind : kkperm::all_permutations()) {
+      for (auto kind : perms) {
         if (kind == kkperm::Permutation::rcm && A.numRows() != A.numCols()) continue;
         const int reps = kkperm::is_hamming(kind) || kind == kkperm::Permutation::rcm ? std::max(1, opt.repeat / 4) : opt.repeat;
         record("permute_" + kkperm::to_string(kind),

@@ -162,7 +162,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       r["max_abs_err"] = max_abs;
       r["max_rel_err"] = max_rel;  // relative to |alpha| sum|a||b| + |beta y0| per entry
       r["checked_cols"] = cols.size();
-      const auto s = kkperm::time_median(run_once, opt.warmup, opt.repeat);
+      const auto s = kkperm::time_median(run_once, opt.warmup, opt.repeat, opt.budget_ms);
       const double bytes = plan->bytes_moved(beta != T(0));
       r["median_ms"] = s.median_ms;
       r["min_ms"] = s.min_ms;

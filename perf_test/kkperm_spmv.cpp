@@ -114,7 +114,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       // Timing: y keeps being updated in place (beta != 0) or overwritten (beta == 0); the
       // byte floor counts y read only when beta != 0.
       const auto s = kkperm::time_median([&] { plan->run(alpha, x, beta, y); }, opt.warmup,
-                                         opt.repeat);
+                                         opt.repeat, opt.budget_ms);
       const double bytes = plan->bytes_moved(beta != T(0));
       r["median_ms"] = s.median_ms;
       r["min_ms"] = s.min_ms;
@@ -136,7 +136,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
         else Kokkos::deep_copy(xp, x);
         P->to_permuted(y, yp);
         const auto sp = kkperm::time_median([&] { plan->run_permuted(alpha, xp, beta, yp); },
-                                            opt.warmup, opt.repeat);
+                                            opt.warmup, opt.repeat, opt.budget_ms);
         r["median_ms_permuted_space"] = sp.median_ms;
       }
       r["status"] = "ok";

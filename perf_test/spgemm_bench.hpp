@@ -119,7 +119,8 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
     auto plan = kkperm::make_spgemm_plan<Matrix>(c, po);
     r["symbolic_ms"] = kkperm::time_host_ms([&] { plan->symbolic(A, B); });
     r["numeric_ms"] = kkperm::time_host_ms([&] { plan->numeric(A, B); });
-    const auto s = kkperm::time_median([&] { plan->numeric(A, B); }, opt.warmup, opt.repeat);
+    const auto s = kkperm::time_median([&] { plan->numeric(A, B); }, opt.warmup, opt.repeat,
+                                       opt.budget_ms);
     r["numeric_reuse_ms"] = s.median_ms;
     r["numeric_reuse_min_ms"] = s.min_ms;
     r["numeric_reuse_samples_ms"] = s.samples_ms;

@@ -113,6 +113,9 @@ std::string usage(const ToolSpec& spec) {
      << "Timing:\n"
      << "  --repeat N          timed repetitions, median reported (default 20)\n"
      << "  --warmup N          untimed warm-up calls (default 5)\n"
+     << "  --budget-ms MS      per measurement: stop repeating once the timed samples add up to\n"
+     << "                      MS (at least 3 samples; warm-up cut to one call when that call\n"
+     << "                      took over MS/4); 0 = off (default). Records keep the sample count\n"
      << "  --cuda DEV          CUDA device id (CUDA builds)\n"
      << "Selection:\n"
      << "  --candidates LIST   'all' (default) or comma-separated candidate names\n"
@@ -191,6 +194,8 @@ Options parse_cli(int argc, char** argv, const ToolSpec& spec) {
       opt.repeat = parse_int(tool, flag, next(), 1);
     } else if (flag == "--warmup") {
       opt.warmup = parse_int(tool, flag, next(), 0);
+    } else if (flag == "--budget-ms") {
+      opt.budget_ms = parse_int(tool, flag, next(), 0);
     } else if (flag == "--cuda") {
       opt.cuda_device = parse_int(tool, flag, next(), 0);
       opt.cuda_device_given = true;
@@ -312,6 +317,7 @@ ResultWriter::ResultWriter(const Options& opt, const ToolSpec& spec)
   meta_["build"] = kkperm::build_info();
   meta_["repeat"] = opt.repeat;
   meta_["warmup"] = opt.warmup;
+  meta_["budget_ms"] = opt.budget_ms;
 }
 
 void ResultWriter::add(const nlohmann::json& record) { records_.push_back(record); }

@@ -17,7 +17,7 @@
  *   }
  *
  * Common flags: --amtx FILE|DIR (repeatable; a directory adds every *.mtx / *.mtx.gz in it,
- * sorted), --gen SPEC (repeatable, kkperm::gen::from_spec), --repeat N, --warmup N, --cuda DEV,
+ * sorted), --gen SPEC (repeatable, kkperm::gen::from_spec), --repeat N, --warmup N, --budget-ms MS, --cuda DEV,
  * --candidates all|A,B,C, --K N[,N...], --layout left|right, --json FILE, --csv FILE, --help.
  * Flags accept `--flag value` and `--flag=value`. Arguments starting with `--kokkos-` are left to
  * Kokkos. Anything else is an error naming the flag.
@@ -61,6 +61,7 @@ struct Options {
   std::vector<MatrixSource> sources;
   int repeat = 20;
   int warmup = 5;
+  int budget_ms = 0;  ///< --budget-ms: time budget per measurement (kkperm::time_median), 0 = off
   int cuda_device = 0;
   bool cuda_device_given = false;
   std::vector<std::string> candidates;  ///< empty = all

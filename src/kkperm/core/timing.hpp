@@ -85,12 +85,26 @@ double time_host_ms(Fn&& fn) {
  * @brief Runs `fn` `warmup` times untimed, then `repeat` times timed one by one, and returns the
  * median/min/max/mean in milliseconds. On CUDA the clock is a pair of cudaEvents recorded on the
  * default Kokkos::Cuda instance's stream around each call; elsewhere fence + steady_clock.
+ * budget_ms > 0 bounds slow measurements: the timed loop stops once min(3, repeat) samples are
+ * taken and the samples add up to >= budget_ms, and the warm-up stops after its first call when
+ * that call (wall clock, fenced) took >= budget_ms / 4. TimingStats::repeat and samples_ms say how
+ * many samples were actually taken.
  */
 template <class Fn>
-TimingStats time_median(Fn&& fn, int warmup, int repeat) {
+TimingStats time_median(Fn&& fn, int warmup, int repeat, double budget_ms = 0.0) {
   KKPERM_REQUIRE(repeat >= 1, "kkperm::time_median: repeat must be >= 1, got " << repeat);
   KKPERM_REQUIRE(warmup >= 0, "kkperm::time_median: warmup must be >= 0, got " << warmup);
-  for (int i = 0; i < warmup; ++i) fn();
+  KKPERM_REQUIRE(budget_ms >= 0.0, "kkperm::time_median: budget_ms must be >= 0, got " << budget_ms);
+  const int min_samples = std::min(3, repeat);
+  double spent = 0.0;
+  auto over_budget = [&](int taken) { return budget_ms > 0.0 && taken >= min_samples && spent >= budget_ms; };
+  for (int i = 0; i < warmup; ++i) {
+    if (i == 0 && budget_ms > 0.0) {
+      if (time_host_ms(fn) >= 0.25 * budget_ms) break;
+    } else {
+      fn();
+    }
+  }
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(repeat));
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -108,13 +122,19 @@ TimingStats time_median(Fn&& fn, int warmup, int repeat) {
       float ms = 0.f;
       detail::timing_cuda_check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
       samples.push_back(static_cast<double>(ms));
+      spent += static_cast<double>(ms);
+      if (over_budget(i + 1)) break;
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     return detail::summarize(std::move(samples), warmup, "cuda_event");
   }
 #endif
-  for (int i = 0; i < repeat; ++i) samples.push_back(time_host_ms(fn));
+  for (int i = 0; i < repeat; ++i) {
+    samples.push_back(time_host_ms(fn));
+    spent += samples.back();
+    if (over_budget(i + 1)) break;
+  }
   return detail::summarize(std::move(samples), warmup, "steady_clock");
 }
 

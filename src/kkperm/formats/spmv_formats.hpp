@@ -18,6 +18,7 @@
 #include <numeric>
 #include <vector>
 
+#include "kkperm/core/atomics.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
 
@@ -419,7 +420,7 @@ std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed
           });
           team.team_barrier();
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, B + 1), [&](const std::int64_t b) {
-            if (sh(b) != 0) Kokkos::atomic_add(&hist(b), static_cast<std::int64_t>(sh(b)));
+            if (sh(b) != 0) kkperm::atomic_add_i64(&hist(b), static_cast<std::int64_t>(sh(b)));
           });
         });
   } else {
@@ -428,7 +429,7 @@ std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed
         Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
         KOKKOS_LAMBDA(const std::int64_t i) {
           const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
-          Kokkos::atomic_add(&hist(len < B ? len : B), std::int64_t(1));
+          kkperm::atomic_add_i64(&hist(len < B ? len : B), std::int64_t(1));
         });
   }
   std::vector<std::int64_t> h(static_cast<std::size_t>(B) + 1);

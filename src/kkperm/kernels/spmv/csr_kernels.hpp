@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kkperm/core/atomics.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
 namespace kkperm::spmv {
@@ -126,7 +127,7 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
           C r0 = 0;
           Kokkos::single(
               Kokkos::PerThread(team),
-              [&](C& v) { v = Kokkos::atomic_fetch_add(&counter(0), C(rpf)); }, r0);
+              [&](C& v) { v = kkperm::atomic_fetch_add_int(&counter(0), C(rpf)); }, r0);
           if (r0 >= static_cast<C>(n)) break;
           const C r1 = (r0 + rpf < static_cast<C>(n)) ? r0 + rpf : static_cast<C>(n);
           for (C r = r0; r < r1; ++r) {
