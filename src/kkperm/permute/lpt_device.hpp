@@ -25,7 +25,7 @@
  * schedule (pi, q, cap, segments, picks per warp; O(Nw log Nw)) on the host - there are at most
  * sqrt(2 * sum of loads) groups; then one kernel places every row: binary search of its segment,
  * (round, index) from its rank, O(Nw) scan of pi for the warp, slot = rows the warp held before
- * the group + (round - q_w). Host <-> device traffic: O(groups) in, O(groups * Nw) out.
+ * the group + (round - q_w). Host <-> device traffic: O(groups) in, O(groups * Nw) out (one copy each way).
  */
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -174,13 +174,6 @@ struct LptSchedule {
   }
 };
 
-template <class T, class Mem>
-Kokkos::View<T*, Mem> lpt_to_device(const std::vector<T>& v, const char* label) {
-  Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size()));
-  return d;
-}
-
 /**
  * @brief LPT placement on Exec: `sorted` is the plain-sort order (rows by load descending, ties
  * by index) and `load` the row loads, both on Mem. Returns perm (new -> old) on Mem, equal to
@@ -219,16 +212,31 @@ Kokkos::View<O*, Mem> device_lpt_place(const Kokkos::View<O*, Mem>& sorted,
   }
   LptSchedule s;
   s.build(gsize, gload, n, nw);
-  auto pi = lpt_to_device<int, Mem>(s.pi, "kkperm::lpt::pi");
-  auto q = lpt_to_device<std::int64_t, Mem>(s.q, "kkperm::lpt::q");
-  auto cap = lpt_to_device<std::int64_t, Mem>(s.cap, "kkperm::lpt::cap");
-  auto c0 = lpt_to_device<std::int64_t, Mem>(s.c0, "kkperm::lpt::c0");
-  auto seg_start = lpt_to_device<std::int64_t, Mem>(s.seg_start, "kkperm::lpt::seg_start");
-  auto seg_round = lpt_to_device<std::int64_t, Mem>(s.seg_round, "kkperm::lpt::seg_round");
-  auto seg_active = lpt_to_device<int, Mem>(s.seg_active, "kkperm::lpt::seg_active");
-  auto seg_warp = lpt_to_device<int, Mem>(s.seg_warp, "kkperm::lpt::seg_warp");
-  auto seg_group = lpt_to_device<int, Mem>(s.seg_group, "kkperm::lpt::seg_group");
-  auto label = lpt_to_device<int, Mem>(s.label, "kkperm::lpt::label");
+  // Every schedule table travels in one int64 buffer: one allocation and one host -> device copy
+  // (was ten, each a cudaMalloc + synchronous copy on CUDA).
+  const std::int64_t nt = static_cast<std::int64_t>(s.pi.size());  // G * Nw
+  const std::int64_t ns = static_cast<std::int64_t>(s.seg_start.size());
+  std::vector<std::int64_t> packed;
+  packed.reserve(static_cast<std::size_t>(4 * nt + 5 * ns + nw));
+  auto append = [&packed](const auto& v) { packed.insert(packed.end(), v.begin(), v.end()); };
+  append(s.pi), append(s.q), append(s.cap), append(s.c0);
+  append(s.seg_start), append(s.seg_round), append(s.seg_active), append(s.seg_warp),
+      append(s.seg_group), append(s.label);
+  Kokkos::View<std::int64_t*, Mem> tables(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::lpt::schedule"), packed.size());
+  Kokkos::deep_copy(tables, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                packed.data(), packed.size()));
+  using range = std::pair<std::int64_t, std::int64_t>;
+  auto part = [&tables](std::int64_t& at, std::int64_t len) {
+    auto v = Kokkos::subview(tables, range(at, at + len));
+    at += len;
+    return v;
+  };
+  std::int64_t at = 0;
+  const auto pi = part(at, nt), q = part(at, nt), cap = part(at, nt), c0 = part(at, nt);
+  const auto seg_start = part(at, ns), seg_round = part(at, ns), seg_active = part(at, ns),
+             seg_warp = part(at, ns), seg_group = part(at, ns);
+  const auto label = part(at, nw);
   const std::int64_t S = static_cast<std::int64_t>(s.seg_start.size());
   Kokkos::parallel_for(
       "kkperm::lpt::place", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t j) {
@@ -239,15 +247,15 @@ Kokkos::View<O*, Mem> device_lpt_place(const Kokkos::View<O*, Mem>& sorted,
           else hi = mid;
         }
         const std::int64_t off = j - seg_start(lo);
-        const std::int64_t gb = static_cast<std::int64_t>(seg_group(lo)) * nw;
-        int w = seg_warp(lo);
+        const std::int64_t gb = seg_group(lo) * nw;
+        std::int64_t w = seg_warp(lo);
         std::int64_t k = off;  // pick index of w inside the group
         if (w < 0) {
-          const int a = seg_active(lo);
+          const std::int64_t a = seg_active(lo);
           const std::int64_t t = seg_round(lo) + off / a;
           std::int64_t idx = off % a;
           for (int u = 0; u < nw; ++u) {
-            const int v = pi(gb + u);
+            const std::int64_t v = pi(gb + u);
             if (q(gb + v) <= t && t < q(gb + v) + cap(gb + v)) {
               if (idx == 0) {
                 w = v;
