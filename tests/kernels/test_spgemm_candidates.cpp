@@ -36,6 +36,23 @@ TEST(SpgemmCandidates, EveryCandidateMatchesReference) {
   check_all(random_csr(40, 30, 0, 2, seed + 3), random_csr(30, 20, 0, 1, seed + 4), "sparse");
   check_all(random_csr(6, 5, 0, 0, 1), random_csr(5, 4, 1, 2, seed), "empty A");
   check_all(random_csr(0, 0, 0, 0, 1), random_csr(0, 0, 0, 0, 1), "0x0");
+  // Zero inner / outer dimensions (KK's CUDA symbolic divides by the row count: KkSpgemm answers
+  // these itself).
+  check_all(random_csr(0, 7, 0, 0, 1), random_csr(7, 5, 1, 2, seed + 5), "0 rows");
+  check_all(random_csr(6, 0, 0, 0, 1), random_csr(0, 5, 0, 0, 1), "k = 0");
+  check_all(random_csr(6, 5, 1, 3, seed + 6), random_csr(5, 0, 0, 0, 1), "0 columns");
+}
+
+TEST(SpgemmCandidates, KkCandidatesAreOfferedOnThisBuild) {
+  // KK 3.4's SpGEMM is part of the menu on Serial and, with cmake/patches/0005 in KK, on CUDA
+  // (configure with -DKKPERM_DISABLE_KK_SPGEMM_ON_CUDA=ON only for comparison runs).
+  bool kk = false, kk_memory = false;
+  for (auto c : kkperm::spgemm_candidates()) {
+    kk = kk || c == SpgemmCandidate::kk_spgemm_kk;
+    kk_memory = kk_memory || c == SpgemmCandidate::kk_spgemm_kk_memory;
+  }
+  EXPECT_TRUE(kk) << "kk_spgemm_kk is not offered on this build";
+  EXPECT_TRUE(kk_memory) << "kk_spgemm_kk_memory is not offered on this build";
 }
 
 TEST(SpgemmCandidates, NumericReuseAfterValueChangeEqualsFreshProduct) {

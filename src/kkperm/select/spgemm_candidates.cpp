@@ -140,12 +140,12 @@ bool available(SpgemmCandidate c) {
   // KK 3.4's SPGEMM_KK / SPGEMM_KK_MEMORY numeric (PortableNumericCHASH, GPUTag) read out of
   // bounds on sm_90 (compute-sanitizer on an H200, docs/gpu_runs/run3_sanitizer_bench/): KK 3.4
   // takes its independent-thread-scheduling-safe hashmap code on Volta only, so a Hopper build ran
-  // the warp-synchronous code. cmake/patches/0005 widens those guards (defining the marker
-  // KOKKOSKERNELS_KKPERM_PATCH_0005_ITS), but with it the first KK SpGEMM test on an H100 died of
-  // SIGFPE on the host (docs/gpu_test_runs.md, run 7), cause not found: the KK SpGEMM candidates
-  // stay off on CUDA builds until a run shows them correct. Define
-  // KKPERM_TRY_KK_SPGEMM_ON_CUDA to build them for such a diagnostic run.
-#if !(defined(KOKKOSKERNELS_KKPERM_PATCH_0005_ITS) && defined(KKPERM_TRY_KK_SPGEMM_ON_CUDA))
+  // the warp-synchronous code. cmake/patches/0005 widens those guards and defines the marker
+  // KOKKOSKERNELS_KKPERM_PATCH_0005_ITS; without the marker the KK candidates are not offered.
+  // The SIGFPE of the first run with the patch (H100, run 7) was KK's symbolic dividing by the
+  // row count of a 0x0 product (cuda-gdb, run 12); KkSpgemm answers zero-dimension products
+  // itself. -DKKPERM_DISABLE_KK_SPGEMM_ON_CUDA=ON (CMake) takes the candidates out.
+#if !defined(KOKKOSKERNELS_KKPERM_PATCH_0005_ITS) || defined(KKPERM_DISABLE_KK_SPGEMM_ON_CUDA)
   if (info(c).kernel == std::string("kk")) return false;
 #endif
   return static_cast<int>(c) >= 0 && static_cast<int>(c) < kCount;

@@ -8,7 +8,9 @@
  * Usage: `KkSpgemm<M> kk(KokkosSparse::SPGEMM_KK); kk.symbolic(A, B); kk.numeric(A, B); kk.C();`
  * Preconditions: sorted, unique columns in A and B (checked by the registry plan); A.numCols() ==
  * B.numRows(). KK writes C's columns in numeric() and does not promise sorted rows, so numeric()
- * sorts every row (included in its time; C is always sorted/unique on return).
+ * sorts every row (included in its time; C is always sorted/unique on return). Products with a
+ * zero dimension (n, k or m = 0) are answered here (C empty) without calling KK, whose CUDA
+ * symbolic divides by the row count.
  */
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Handle.hpp>
@@ -48,6 +50,18 @@ class KkSpgemm {
     k_ = A.numCols();
     m_ = B.numCols();
     rowC_ = rowmap_view("kkperm::kk::C::row_map", static_cast<std::size_t>(n_) + 1);
+    degenerate_ = n_ == 0 || k_ == 0 || m_ == 0;
+    if (degenerate_) {
+      // C has no entries (row_map stays zero). Not handed to KK: on CUDA its symbolic divides by
+      // the row count (KokkosSparse_spgemm_impl_symbolic.hpp:1822, `original_overall_flops / m`)
+      // and died of SIGFPE on a 0x0 product (cuda-gdb, H100, docs/gpu_test_runs.md run 12).
+      handle_.reset();
+      nnz_ = 0;
+      entC_ = entries_view("kkperm::kk::C::entries", 0);
+      valC_ = values_view("kkperm::kk::C::values", 0);
+      C_ = Matrix("kkperm::kk::C", n_, m_, nnz_, valC_, rowC_, entC_);
+      return;
+    }
     KokkosSparse::Experimental::spgemm_symbolic(handle_.get(), n_, k_, m_, A.graph.row_map,
                                                 A.graph.entries, false, B.graph.row_map,
                                                 B.graph.entries, false, rowC_);
@@ -58,7 +72,8 @@ class KkSpgemm {
   }
 
   void numeric(const Matrix& A, const Matrix& B) {
-    KKPERM_REQUIRE(handle_ != nullptr, "kkperm::spgemm_numeric(kk): call symbolic() first");
+    KKPERM_REQUIRE(handle_ != nullptr || degenerate_, "kkperm::spgemm_numeric(kk): call symbolic() first");
+    if (degenerate_) return;  // no entries to compute
     KokkosSparse::Experimental::spgemm_numeric(
         handle_.get(), n_, k_, m_, A.graph.row_map, A.graph.entries, A.values, false,
         B.graph.row_map, B.graph.entries, B.values, false, rowC_, entC_, valC_);
@@ -71,6 +86,7 @@ class KkSpgemm {
  private:
   KokkosSparse::SPGEMMAlgorithm algo_;
   std::unique_ptr<handle_type> handle_;
+  bool degenerate_ = false;  ///< a dimension is 0: C is empty, KK is not called
   ordinal_type n_ = 0, k_ = 0, m_ = 0;
   offset_type nnz_ = 0;
   rowmap_view rowC_;
