@@ -86,11 +86,9 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
   const auto entA = A.graph.entries;
   const auto rowB = B.graph.row_map;
   const std::int64_t t0 = p.thread_max, t1 = p.warp_max, t2 = p.team_max;
-  using Red = detail::MultiStatReducer<5, Kokkos::HostSpace>;
-  detail::MultiStat<5> acc;  // s[0]: work stats; s[1..4]: bin counts (count field)
-  Kokkos::parallel_reduce(
-      "kkperm::features::spgemm_work", Kokkos::RangePolicy<exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, detail::MultiStat<5>& a) {
+  // s[0]: work stats; s[1..4]: bin counts (count field)
+  const auto acc = detail::reduce_stats<exec, 5>(
+      "kkperm::features::spgemm_work", n, KOKKOS_LAMBDA(const std::int64_t i, detail::MultiStat<5>& a) {
         std::int64_t f = 0;
         for (auto q = rowA(i); q < rowA(i + 1); ++q) {
           const auto k = entA(q);
@@ -98,8 +96,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
         }
         a.s[0].add(f);
         a.s[1 + spgemm::esc_impl::bin_of(f, t0, t1, t2)].add(f);
-      },
-      Red(acc));
+      });
   std::int64_t bins[4];
   for (int b = 0; b < 4; ++b) bins[b] = acc.s[1 + b].count;
 

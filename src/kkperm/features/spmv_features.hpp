@@ -40,9 +40,9 @@
  *  - snzb_{min,max,mu,sigma}: sizes of those runs, statistics over all runs of the matrix.
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
- * Where work runs: everything on A's execution space (one fused RangePolicy parallel_reduce over
- * rows with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
- * (warp, segment) pairs with one atomic per thread for the per-warp sums and bitmap popcounts,
+ * Where work runs: everything on A's execution space (one fused pass over rows, reduced with
+ * detail::reduce_stats, with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
+ * (warp, segment) pairs with one native 64-bit atomic per thread for the per-warp sums and bitmap popcounts,
  * one reduction over lines). Only O(Nw)
  * per-warp totals are combined on the host. Extra memory: n_row ints, n_lines ints, and a bitmap
  * of Nw * ceil(n_lines / 32) words.
@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "kkperm/core/atomics.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
@@ -202,10 +203,9 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::blocks_row"),
       want_spmm ? n : 0);
 
-  Stats acc;
-  Kokkos::parallel_reduce(
-      "kkperm::features::rows", Kokkos::RangePolicy<exec_t>(0, n),
-      KOKKOS_LAMBDA(const O i, Stats& a) {
+  const Stats acc = detail::reduce_stats<exec_t, 5>(
+      "kkperm::features::rows", n, KOKKOS_LAMBDA(const std::int64_t row, Stats& a) {
+        const O i = static_cast<O>(row);
         const F b = row_map(i), e = row_map(i + 1);
         const O* cols = entries.data() + b;
         const F len = e - b;
@@ -244,8 +244,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           if (run_len > 0) a.s[4].add(run_len);
           a.s[3].add(runs);
         }
-      },
-      detail::MultiStatReducer<5, Kokkos::HostSpace>(acc));
+      });
   r.nnz_row = acc.s[0];
   if (want_fmt) {
     r.runs_row = acc.s[3];
@@ -280,8 +279,8 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             load += (len + nt - 1) / nt;
             total += blocks(i);
           }
-          Kokkos::atomic_add(&per_warp(w, 0), load);
-          Kokkos::atomic_add(&per_warp(w, 1), total);
+          kkperm::atomic_add_i64(&per_warp(w, 0), load);
+          kkperm::atomic_add_i64(&per_warp(w, 1), total);
         });
     const std::int64_t G = words < 256 ? words : 256;
     if (G > 0)
@@ -291,7 +290,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             const std::int64_t w = t / G, c = t % G;
             std::int64_t d = 0;
             for (std::int64_t q = c; q < words; q += G) d += detail::popcount32(bitmap(w * words + q));
-            if (d != 0) Kokkos::atomic_add(&per_warp(w, 2), d);
+            if (d != 0) kkperm::atomic_add_i64(&per_warp(w, 2), d);
           });
   }
   auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_warp);
@@ -302,11 +301,9 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
     r.distinct_lines_warp.add(hw(w, 2));
   }
 
-  detail::MultiStat<1> ls;
-  Kokkos::parallel_reduce(
-      "kkperm::features::lines", Kokkos::RangePolicy<exec_t>(0, n_lines),
-      KOKKOS_LAMBDA(const std::int64_t l, detail::MultiStat<1>& a) { a.s[0].add(line_count(l)); },
-      detail::MultiStatReducer<1, Kokkos::HostSpace>(ls));
+  const auto ls = detail::reduce_stats<exec_t, 1>(
+      "kkperm::features::lines", n_lines,
+      KOKKOS_LAMBDA(const std::int64_t l, detail::MultiStat<1>& a) { a.s[0].add(line_count(l)); });
   r.same_line = ls.s[0];
   return r;
 }
