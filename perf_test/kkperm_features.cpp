@@ -4,6 +4,9 @@
 // as "validate") and include their host parts (LPT schedule, RCM, exact greedy), the device
 // inverse + bijection check; the result stays on the device. "permuted_crs_<kind>" adds
 // PermutedCrsMatrix::build (permuted structure + values) to a build. --json writes every record.
+// Quality of the Hamming orders: "quality_<kind>" records carry the order's objective (total
+// adjacent line-mask distance; intra-warp distance, rows p and p - Nw, for warp_aware and
+// hybrid_2_3), the identity order's, and the exact greedy's when n_row <= --exact-max-rows.
 #include <algorithm>
 #include <iostream>
 #include <vector>
@@ -23,7 +26,8 @@ int main(int argc, char** argv) {
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
        {"--window", "W", "windowed greedy candidates per step", "32"},
        {"--chunk", "C", "windowed greedy rows per chunk", "256"},
-       {"--perms", "LIST", "all|none|comma list of permutations to build", "all"}}};
+       {"--perms", "LIST", "all|none|comma list of permutations to build", "all"},
+       {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {
@@ -77,25 +81,57 @@ int main(int argc, char** argv) {
         std::cerr << "  " << what << ": " << t.median_ms << " ms = " << t.median_ms / spmv.median_ms
                   << " SpMV-eq\n";
       };
+      const int bud = opt.budget_ms;
       record("spmv", spmv);
-      record("validate", kkperm::time_median([&] { kkperm::validate(A, "kkperm_features"); }, opt.warmup, opt.repeat));
+      record("validate", kkperm::time_median([&] { kkperm::validate(A, "kkperm_features"); }, opt.warmup, opt.repeat, bud));
       const kkperm::FeatureParams fp;
       record("features_set1_spmm", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kSpmmSet); },
-                                                       opt.warmup, opt.repeat));
+                                                       opt.warmup, opt.repeat, bud));
       record("features_set2_format", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kFormatSet); },
-                                                         opt.warmup, opt.repeat));
+                                                         opt.warmup, opt.repeat, bud));
       record("features_sets12_fused", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kAllSpmvSets); },
-                                                          opt.warmup, opt.repeat));
+                                                          opt.warmup, opt.repeat, bud));
+      const long exact_max = static_cast<long>(opt.get_double("--exact-max-rows", 0));
+      const int cpl = fp.cols_per_line(sizeof(double));
+      std::vector<int> identity(h.num_rows);
+      for (int i = 0; i < h.num_rows; ++i) identity[i] = i;
       for (auto kind : perms) {
         if (kind == kkperm::Permutation::rcm && A.numRows() != A.numCols()) continue;
         const int reps = kkperm::is_hamming(kind) || kind == kkperm::Permutation::rcm ? std::max(1, opt.repeat / 4) : opt.repeat;
         record("permute_" + kkperm::to_string(kind),
-               kkperm::time_median([&] { kkperm::build_permutation(A, kind, pp); }, 1, reps));
+               kkperm::time_median([&] { kkperm::build_permutation(A, kind, pp); }, 1, reps, bud));
+        if (kkperm::is_hamming(kind)) {
+          const bool intra = kind == kkperm::Permutation::warp_aware || kind == kkperm::Permutation::hybrid_2_3;
+          const int nw = pp.feature.warps_per_block;
+          auto objective = [&](const std::vector<int>& perm) {
+            return intra ? kkperm::total_intra_warp_distance(h, perm, cpl, nw)
+                         : kkperm::total_adjacent_distance(h, perm, cpl);
+          };
+          nlohmann::json q;
+          q["matrix"] = opt.sources[s].name;
+          q["n_rows"] = h.num_rows;
+          q["nnz"] = h.nnz();
+          q["what"] = "quality_" + kkperm::to_string(kind);
+          q["objective"] = intra ? "intra_warp_distance" : "adjacent_distance";
+          q["hamming_mode"] = mode;
+          q["order"] = objective(kkperm::build_permutation(A, kind, pp).to_host().perm);
+          q["identity"] = objective(identity);
+          if (h.num_rows <= exact_max) {
+            auto pe = pp;
+            pe.hamming = kkperm::HammingMode::exact;
+            q["exact"] = objective(kkperm::build_permutation(A, kind, pe).to_host().perm);
+          }
+          std::cerr << "  " << q["what"].get<std::string>() << ": " << q["objective"].get<std::string>() << " "
+                    << q["order"] << " (identity " << q["identity"]
+                    << (q.contains("exact") ? ", exact " + q["exact"].dump() : std::string()) << ")\n";
+          out.add(q);
+          out.flush();
+        }
         if (kind == kkperm::Permutation::plain_sort || kind == kkperm::Permutation::lpt) {
           record("permuted_crs_" + kkperm::to_string(kind), kkperm::time_median([&] {
                    kkperm::PermutedCrsMatrix<Matrix> P;
                    P.build(A, kkperm::build_permutation(A, kind, pp), false);
-                 }, 1, reps));
+                 }, 1, reps, bud));
         }
       }
     }

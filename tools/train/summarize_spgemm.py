@@ -38,16 +38,20 @@ def main():
     out += ["Times are medians in ms (device events). setup = symbolic + numeric; re-setup = "
             "numeric with the structure kept (own ESC, cuSPARSE reuse path); plain cuSPARSE "
             "ALG1/2/3 recompute everything on re-setup. Ratio = cuSPARSE best / own ESC best "
-            "(> 1: ESC faster).", ""]
+            "(> 1: ESC faster). KK = Kokkos Kernels SPGEMM_KK / SPGEMM_KK_MEMORY (view-level "
+            "handle kept for re-setup; nan where the JSON has no KK rows). Fastest setup = the "
+            "candidate with the smallest setup, with ESC setup / its setup in brackets.", ""]
     out += ["| matrix | product | nnz(C) | ESC setup | ESC re-setup | cuSPARSE best setup | "
-            "cuSPARSE best re-setup | setup ratio | re-setup ratio | skipped/errors |",
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+            "cuSPARSE best re-setup | KK best setup | KK best re-setup | setup ratio | "
+            "re-setup ratio | fastest setup (x ESC) | skipped/errors |",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     setup_r, reset_r = {}, {}
     for (mat, prod), rs in sorted(cases.items()):
         ok = [r for r in rs if r.get("status") == "ok"]
         bad = [f"{r['candidate']}: {r.get('status')}" for r in rs if r.get("status") != "ok"]
         esc = [r for r in ok if r["candidate"].startswith("esc")]
         cus = [r for r in ok if r["candidate"].startswith("cusparse")]
+        kk = [r for r in ok if r["candidate"].startswith("kk")]
         nnzc = next((r["nnz_c"] for r in ok), None)
         def best(lst, f):
             v = [f(r) for r in lst]
@@ -56,18 +60,44 @@ def main():
         e_r = best(esc, lambda r: r["numeric_reuse_ms"])
         c_s = best(cus, lambda r: r["symbolic_ms"] + r["numeric_ms"])
         c_r = best(cus, lambda r: r["numeric_reuse_ms"])
+        k_s = best(kk, lambda r: r["symbolic_ms"] + r["numeric_ms"])
+        k_r = best(kk, lambda r: r["numeric_reuse_ms"])
+        fastest = min(ok, key=lambda r: r["symbolic_ms"] + r["numeric_ms"]) if ok else None
+        fast_txt = (f"{fastest['candidate']} ({e_s / (fastest['symbolic_ms'] + fastest['numeric_ms']):.2f})"
+                    if fastest and esc else "-")
         rs_ = c_s / e_s if esc and cus else float("nan")
         rr_ = c_r / e_r if esc and cus else float("nan")
         setup_r.setdefault(prod, []).append(rs_)
         reset_r.setdefault(prod, []).append(rr_)
         skipped = "; ".join(b[:90] for b in bad) if bad else ""
         out.append(f"| {mat} | {prod} | {nnzc if nnzc is not None else '-'} | {e_s:.3f} | "
-                   f"{e_r:.3f} | {c_s:.3f} | {c_r:.3f} | {rs_:.2f} | {rr_:.2f} | {skipped} |")
+                   f"{e_r:.3f} | {c_s:.3f} | {c_r:.3f} | {k_s:.3f} | {k_r:.3f} | {rs_:.2f} | {rr_:.2f} | "
+                   f"{fast_txt} | {skipped} |")
     out += ["", "## Geometric-mean ratio per product (cuSPARSE best / ESC best)", "",
             "| product | cases | setup | re-setup |", "|---|---:|---:|---:|"]
     for prod in sorted(setup_r):
         out.append(f"| {prod} | {len(setup_r[prod])} | {geomean(setup_r[prod]):.2f} | "
                    f"{geomean(reset_r[prod]):.2f} |")
+    amg = [r for r in recs if "setup_ms" in r and "resetup_numeric_ms" in r and "candidate" in r]
+    if amg:
+        out += ["", "## AMG Galerkin setup (kkperm_amg: AP and R(AP), both symbolic + numeric; "
+                "re-setup = both numerics with new values)", "",
+                "| matrix | candidate | status | setup ms | re-setup ms | setup / best | "
+                "re-setup / best |", "|---|---|---|---:|---:|---:|---:|"]
+        by_m = {}
+        for r in amg:
+            by_m.setdefault(r["matrix"], []).append(r)
+        for mat, rs in sorted(by_m.items()):
+            ok = [r for r in rs if r.get("status") == "ok"]
+            bs = min((r["setup_ms"] for r in ok), default=float("nan"))
+            br = min((r["resetup_numeric_ms"] for r in ok), default=float("nan"))
+            for r in sorted(rs, key=lambda r: r.get("setup_ms", float("inf"))):
+                if r.get("status") != "ok":
+                    out.append(f"| {mat} | {r['candidate']} | {str(r.get('status'))[:60]} | - | - | - | - |")
+                    continue
+                out.append(f"| {mat} | {r['candidate']} | ok | {r['setup_ms']:.3f} | "
+                           f"{r['resetup_numeric_ms']:.3f} | {r['setup_ms'] / bs:.2f} | "
+                           f"{r['resetup_numeric_ms'] / br:.2f} |")
     with open(a.out_md, "w") as f:
         f.write("\n".join(out) + "\n")
 

@@ -3,7 +3,7 @@
 # command (600 s cap) always returns its results. Each part's output goes to $OUT/r/<part>/, and
 # everything is tarred into $OUT/<tag>.tgz (the device tool returns at most a few files).
 # Usage (GPU host, repo root): DEADLINE_S=560 bash scripts/gpu/session3/bench_parts.sh TAG \
-#   "spmm:gen1" "spmm:gen2" "spgemm:amg" "features" ... [-- extra flags for the perf tools]
+#   "spmm:gen1" "spmm:gen2" "spgemm:amg" "features" "featham" "tests:REGEX" ... [-- extra flags]
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=$1; shift
@@ -39,6 +39,14 @@ for part in "${PARTS[@]}"; do
       for g in "laplace2d5:nx=1414,ny=1414" "powerlaw:n=1250000,deg=8,gamma=2.2,seed=1"; do
         timeout 100 $C/perf/kkperm_features --gen "$g" --repeat 10 --warmup 3 \
           --perms identity,plain_sort,flipped_sort,lpt,dcsr --json "$d/feat_${g%%:*}.json" > "$d/feat_${g%%:*}.log" 2>&1
+      done ;;
+    featham)  # every permutation incl. the Hamming orders (10^7 nnz), with their quality; exact
+              # greedy quality on 10^4-row matrices
+      for g in "laplace2d5:nx=1414,ny=1414" "powerlaw:n=1250000,deg=8,gamma=2.2,seed=1" \
+               "laplace2d5:nx=100,ny=100" "powerlaw:n=10000,deg=8,gamma=2.2,seed=2"; do
+        t=$(echo "${g%%,seed*}" | tr -c 'A-Za-z0-9\n' '_')
+        timeout 150 $C/perf/kkperm_features --gen "$g" --repeat 8 --warmup 2 --budget-ms 2000 \
+          --exact-max-rows 20000 --perms all --json "$d/feat_$t.json" > "$d/feat_$t.log" 2>&1
       done ;;
     tests) OUT=$d timeout "$left" bash $C/run_tests_gpu.sh --budget $(( left - 10 )) --timeout 240 ${sub:+--filter "$sub"} > "$d/stdout.log" 2>&1 ;;
     *) echo "unknown part $part" >> "$R/parts.txt"; continue ;;
