@@ -9,6 +9,7 @@
 #include "common/test_utils.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/features/spmv_features.hpp"
+#include "kkperm/gen/generators.hpp"
 #include "kkperm/io/matrix_market.hpp"
 #include "unit/feature_test_matrices.hpp"
 
@@ -206,15 +207,40 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
     p.warps_per_block = 1 + static_cast<int>((seed >> 24) % 40);
     p.warp_size = 1 + static_cast<int>((seed >> 32) % 32);
     p.cache_line_bytes = 8 * (1 + static_cast<int>((seed >> 40) % 32));
+    // half the trials send rows with more than a few nonzeros down the long-row (team) path
+    if (trial % 2 == 1) p.long_row_nnz = 1 + static_cast<int>((seed >> 48) % 12);
     const auto A = kkperm::to_device<Matrix>(h);
     for (unsigned sets : {1u, 2u, 3u}) {
-      const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets);
+      const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets) + " long_row_nnz " +
+                        std::to_string(p.long_row_nnz);
       const auto dev = kkperm::spmv_features_raw(A, p, sets);
       const auto ser = kkperm::spmv_features_raw_serial(h, p, sets);
       expect_raw_equal(dev, ser, what);
       const auto fd = kkperm::finalize_features(dev, sets);
       const auto fs = kkperm::finalize_features(ser, sets);
       EXPECT_EQ(fd.values, fs.values) << what;
+    }
+  }
+}
+
+// Hub rows (power-law, dense rows, contiguous runs) on both paths: default threshold and a
+// threshold that sends the hubs - and the pairs around them - to the long-row teams.
+TEST(Features, LongRowPathMatchesSerialTwin) {
+  const auto seed = kkperm::test::fresh_seed();
+  std::vector<std::pair<std::string, kkperm::test::TestCsr>> mats = {
+      {"power_law", kkperm::gen::power_law(3000, 12.0, 1.9, seed)},
+      {"banded", kkperm::gen::banded(2000, 40, 40, 1.0, seed)},
+      {"random", kkperm::test::random_feature_matrix(900, 5000, seed, 0.3)}};
+  for (const auto& [name, h] : mats) {
+    const auto A = kkperm::to_device<Matrix>(h);
+    for (int L : {1, 7, 64, 2048}) {
+      kkperm::FeatureParams p;
+      p.long_row_nnz = L;
+      for (unsigned sets : {1u, 2u, 3u}) {
+        const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
+                          std::to_string(sets);
+        expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets), what);
+      }
     }
   }
 }
@@ -232,9 +258,12 @@ TEST(Features, DeviceMatchesSerialTwinOnRealMatrices) {
       continue;
     }
     if (h.nnz() > 2000000) continue;  // keep the serial twin's O(Nw * n_lines) bitmaps small
-    const auto dev = kkperm::spmv_features_raw(kkperm::to_device<Matrix>(h), kkperm::FeatureParams{});
+    const auto A = kkperm::to_device<Matrix>(h);
     const auto ser = kkperm::spmv_features_raw_serial(h, kkperm::FeatureParams{});
-    expect_raw_equal(dev, ser, f);
+    expect_raw_equal(kkperm::spmv_features_raw(A, kkperm::FeatureParams{}), ser, f);
+    kkperm::FeatureParams lp;  // every row with more than 4 nonzeros through the long-row path
+    lp.long_row_nnz = 4;
+    expect_raw_equal(kkperm::spmv_features_raw(A, lp), ser, f + " long_row_nnz 4");
     ++done;
   }
   EXPECT_GT(done, 0);

@@ -20,6 +20,9 @@ struct FeatureParams {
   int warps_per_block = 32;    ///< Nw: rows of one block; row i is served by warp i mod Nw
   int cache_line_bytes = 128;  ///< bytes of one cache line of the dense operand (x or B)
   int value_bytes = 0;         ///< bytes of one dense value; 0 = sizeof(matrix value type)
+  /// Device feature passes: rows with more nonzeros than this are handled by a team each
+  /// instead of one thread (hub rows of power-law matrices); the values do not depend on it.
+  std::int64_t long_row_nnz = 2048;
 
   /// Columns of the dense operand that share one cache line: cache_line_bytes / value size
   /// (32 for float, 16 for double with the defaults).
@@ -37,6 +40,7 @@ struct FeatureParams {
     KKPERM_REQUIRE(cache_line_bytes > 0,
                    who << ": cache_line_bytes must be positive, got " << cache_line_bytes);
     KKPERM_REQUIRE(value_bytes >= 0, who << ": value_bytes must be >= 0, got " << value_bytes);
+    KKPERM_REQUIRE(long_row_nnz > 0, who << ": long_row_nnz must be positive, got " << long_row_nnz);
     KKPERM_REQUIRE(cols_per_line(matrix_value_size) >= 1,
                    who << ": cache line of " << cache_line_bytes
                        << " bytes holds no value of "

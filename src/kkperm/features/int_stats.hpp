@@ -8,6 +8,7 @@
  * only rounding is the final division and square root.
  */
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -95,23 +96,40 @@ struct MultiStatReducer {
 };
 
 /**
- * @brief Reduces body(i, MultiStat<K>&) over i in [0, n) on Exec (one Kokkos parallel_reduce)
- * and returns the statistics.
+ * @brief Reduces body(i, MultiStat<K>&) over i in [0, n) on Exec and returns the statistics.
  *
- * Tried and measured (H100, 2026-11-21, laplace2d5 1414², 10 M nonzeros): a two-pass version for
- * device spaces (2^17 threads fold strided rows into private MultiStats stored in a 26 MB
- * buffer, then a small reduction) - because Kokkos 3.4's CUDA RangePolicy reduction launches at
- * most block_size blocks, and 200-byte values keep block_size small. Feature set 1 went from
- * 0.91 to 1.13 ms (other kernels of that run were also 25-40 % slower than in the reference
- * run, so inconclusive; the 26 MB allocation per call is a likely cost) and 5-14 % faster on a
- * 10 M-nonzero power-law matrix. Not shown to help, so the single reduction stays.
+ * Device spaces use a TeamPolicy reduction: Kokkos 3.4's CUDA RangePolicy reduction launches at
+ * most block_size blocks of block_size threads, and a 200-byte MultiStat<5> keeps block_size
+ * small (a 2 M-row pass ran on ~16 k threads, each walking ~128 rows one after another), while
+ * its TeamPolicy reduction reduces statically sized values with warp shuffles over up to 32768
+ * blocks. Teams of 128 threads each take a contiguous range of >= 1024 items (consecutive
+ * threads read consecutive rows); every thread folds its items into its own MultiStat, which
+ * Kokkos then joins. Host spaces use the plain RangePolicy reduction. Integer statistics are
+ * exact, so both give the same bits.
+ * (Tried before, H100 2026-11-21: two passes through a 26 MB per-thread partials buffer; set 1
+ * measured 1.13 ms against 0.91 ms, in a run where other kernels were also slower - reverted.)
  */
 template <class Exec, int K, class Body>
 MultiStat<K> reduce_stats(const char* label, std::int64_t n, const Body& body) {
   MultiStat<K> out;
   for (int k = 0; k < K; ++k) out.s[k].init();
   if (n <= 0) return out;
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Exec>(0, n), body, MultiStatReducer<K, Kokkos::HostSpace>(out));
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
+    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Exec>(0, n), body, MultiStatReducer<K, Kokkos::HostSpace>(out));
+  } else {
+    using policy_t = Kokkos::TeamPolicy<Exec>;
+    constexpr int kTeam = 128;
+    const std::int64_t per_team = std::max<std::int64_t>(std::int64_t(kTeam) * 8, (n + 32767) / 32768);
+    const int league = static_cast<int>((n + per_team - 1) / per_team);
+    Kokkos::parallel_reduce(
+        label, policy_t(league, kTeam),
+        KOKKOS_LAMBDA(const typename policy_t::member_type& m, MultiStat<K>& a) {
+          const std::int64_t b = static_cast<std::int64_t>(m.league_rank()) * per_team;
+          const std::int64_t e = b + per_team < n ? b + per_team : n;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, b, e), [&](const std::int64_t i) { body(i, a); });
+        },
+        MultiStatReducer<K, Kokkos::HostSpace>(out));
+  }
   return out;
 }
 

@@ -152,6 +152,179 @@ inline FeatureVector finalize_features(const RawSpmvFeatures& r, unsigned sets =
   return f;
 }
 
+namespace detail {
+/// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
+constexpr int kLongRowCols = 10;
+
+/// Number of distinct lines of the sorted column list [b, e) (team-parallel).
+template <class Member, class Entries, class F, class O>
+KOKKOS_INLINE_FUNCTION std::int64_t team_distinct_lines(const Member& m, const Entries& entries, F b, F e, O cpl) {
+  std::int64_t c = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(m, b, e),
+      [&](const F k, std::int64_t& s) { s += (k == b || entries(k - 1) / cpl != entries(k) / cpl) ? 1 : 0; }, c);
+  m.team_barrier();  // the next team reduction must not overwrite this one's result before all read it
+  return c;
+}
+
+/// Lines shared by the sorted column lists [b, e) and [b2, e2): every distinct line of the first
+/// is looked up in the second by binary search (team-parallel over the first list).
+template <class Member, class Entries, class F, class O>
+KOKKOS_INLINE_FUNCTION std::int64_t team_common_lines(const Member& m, const Entries& entries, F b, F e, F b2, F e2,
+                                                      O cpl) {
+  std::int64_t c = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(m, b, e),
+      [&](const F k, std::int64_t& s) {
+        const O l = entries(k) / cpl;
+        if (k != b && entries(k - 1) / cpl == l) return;
+        F lo = b2, hi = e2;  // first entry with column >= l * cpl
+        while (lo < hi) {
+          const F mid = lo + (hi - lo) / 2;
+          if (entries(mid) < l * cpl) lo = mid + 1; else hi = mid;
+        }
+        if (lo < e2 && entries(lo) / cpl == l) s += 1;
+      },
+      c);
+  m.team_barrier();
+  return c;
+}
+
+/**
+ * Features of the rows listed in long_ids (more than long_nnz nonzeros), one team per row: the
+ * row's distinct lines (with the per-line counts and per-warp bitmap updates of the row pass),
+ * its adjacent distances (pair (i, i+1), and (i-1, i) when row i-1 is short, so every pair is
+ * counted once), its runs and run sizes (a run ends at k; it started at the first j with
+ * col(j) - j == col(k) - k, found by binary search since col(j) - j never decreases). The team
+ * writes its numbers to one row of a small table that the host folds into `acc` (exact integers,
+ * so the result equals the serial twin).
+ */
+template <class Matrix, class IdView, class CountView, class BitView, class BlockView, class Stats>
+void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, typename Matrix::non_const_ordinal_type cpl,
+                       bool want_spmm, bool want_fmt, const CountView& line_count, const BitView& bitmap,
+                       std::int64_t words, const BlockView& blocks, int nw, std::int64_t long_nnz, Stats& acc) {
+  using exec_t = typename Matrix::execution_space;
+  using mem_t = typename Matrix::memory_space;
+  using O = typename Matrix::non_const_ordinal_type;
+  using F = typename Matrix::non_const_size_type;
+  using policy_t = Kokkos::TeamPolicy<exec_t>;
+  Kokkos::View<std::int64_t* [kLongRowCols], mem_t> res("kkperm::features::long_rows_res", n_long);
+  auto row_map = A.graph.row_map;
+  auto entries = A.graph.entries;
+  const std::int64_t n = A.numRows();
+  Kokkos::parallel_for(
+      "kkperm::features::long_rows", policy_t(n_long, Kokkos::AUTO),
+      KOKKOS_LAMBDA(const typename policy_t::member_type& m) {
+        const std::int64_t t = m.league_rank();
+        const std::int64_t i = long_ids(t);
+        const F b = row_map(i), e = row_map(i + 1);
+        std::int64_t out[kLongRowCols] = {0, -1, -1, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0};
+        if (want_spmm) {
+          const std::int64_t wbase = (i % nw) * words;
+          std::int64_t nb = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, b, e),
+              [&](const F k, std::int64_t& s) {
+                const O l = entries(k) / cpl;
+                if (k != b && entries(k - 1) / cpl == l) return;
+                s += 1;
+                Kokkos::atomic_add(&line_count(l), 1);
+                Kokkos::atomic_fetch_or(&bitmap(wbase + l / 32), std::uint32_t(1u) << (l % 32));
+              },
+              nb);
+          m.team_barrier();
+          out[0] = nb;
+          if (i + 1 < n) {  // pair (i, i+1), walking the shorter list
+            const F b2 = row_map(i + 1), e2 = row_map(i + 2);
+            const std::int64_t nb2 = team_distinct_lines(m, entries, b2, e2, cpl);
+            const std::int64_t common = (e2 - b2 < e - b) ? team_common_lines(m, entries, b2, e2, b, e, cpl)
+                                                          : team_common_lines(m, entries, b, e, b2, e2, cpl);
+            out[1] = nb + nb2 - 2 * common;
+          }
+          if (i > 0 && static_cast<std::int64_t>(row_map(i) - row_map(i - 1)) <= long_nnz) {  // pair (i-1, i)
+            const F b0 = row_map(i - 1), e0 = b;
+            const std::int64_t nb0 = team_distinct_lines(m, entries, b0, e0, cpl);
+            out[2] = nb + nb0 - 2 * team_common_lines(m, entries, b0, e0, b, e, cpl);
+          }
+        }
+        if (want_fmt) {
+          std::int64_t runs = 0, mn = INT64_MAX, mx = INT64_MIN, sq = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, b, e),
+              [&](const F k, std::int64_t& s) { s += (k == b || entries(k) != entries(k - 1) + 1) ? 1 : 0; }, runs);
+          m.team_barrier();
+          // Length of the run ending at k (0 when k ends no run): a run of one entry needs no
+          // search; otherwise its first entry is the first j with col(j) - j == col(k) - k.
+          auto run_len = [&](const F k) -> std::int64_t {
+            if (k + 1 < e && entries(k + 1) == entries(k) + 1) return 0;  // not a run end
+            if (k == b || entries(k - 1) + 1 != entries(k)) return 1;
+            const std::int64_t key = static_cast<std::int64_t>(entries(k)) - static_cast<std::int64_t>(k);
+            F lo = b, hi = k;
+            while (lo < hi) {
+              const F mid = lo + (hi - lo) / 2;
+              if (static_cast<std::int64_t>(entries(mid)) - static_cast<std::int64_t>(mid) < key) lo = mid + 1; else hi = mid;
+            }
+            return static_cast<std::int64_t>(k - lo) + 1;
+          };
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, b, e),
+              [&](const F k, std::int64_t& v) {
+                const std::int64_t r = run_len(k);
+                if (r > 0 && r < v) v = r;
+              },
+              Kokkos::Min<std::int64_t>(mn));
+          m.team_barrier();
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, b, e),
+              [&](const F k, std::int64_t& v) {
+                const std::int64_t r = run_len(k);
+                if (r > v) v = r;
+              },
+              Kokkos::Max<std::int64_t>(mx));
+          m.team_barrier();
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, b, e),
+              [&](const F k, std::int64_t& s) {
+                const std::int64_t r = run_len(k);
+                s += r * r;
+              },
+              sq);
+          m.team_barrier();
+          // one run ends per run, and the run lengths add up to the row length
+          const std::int64_t cnt = runs, sum = static_cast<std::int64_t>(e - b);
+          out[3] = runs;
+          out[4] = cnt;
+          out[5] = mn;
+          out[6] = mx;
+          out[7] = sum;
+          out[8] = sq;
+        }
+        Kokkos::single(Kokkos::PerTeam(m), [&]() {
+          if (want_spmm) blocks(i) = static_cast<int>(out[0]);
+          for (int c = 0; c < kLongRowCols; ++c) res(t, c) = out[c];
+        });
+      });
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), res);
+  for (int t = 0; t < n_long; ++t) {  // O(number of long rows) host work
+    if (want_spmm) {
+      acc.s[1].add(h(t, 0));
+      if (h(t, 1) >= 0) acc.s[2].add(h(t, 1));
+      if (h(t, 2) >= 0) acc.s[2].add(h(t, 2));
+    }
+    if (want_fmt) {
+      acc.s[3].add(h(t, 3));
+      IntStat rs;
+      rs.count = h(t, 4);
+      rs.min = h(t, 5);
+      rs.max = h(t, 6);
+      rs.sum = h(t, 7);
+      rs.sumsq = h(t, 8);
+      acc.s[4].join(rs);
+    }
+  }
+}
+}  // namespace detail
+
 /**
  * @brief Device computation of the exact intermediate of the requested sets (see the header
  * comment for every definition). Validates nothing: call compute_features for a checked entry.
@@ -203,13 +376,25 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::blocks_row"),
       want_spmm ? n : 0);
 
-  const Stats acc = detail::reduce_stats<exec_t, 5>(
+  // Rows longer than long_row_nnz go to a list and get a team each below (one thread walking a
+  // hub row of a power-law matrix took ~50 ms on an H100); the row pass skips their per-entry
+  // work and the adjacent-distance pairs that touch them.
+  const std::int64_t long_nnz = p.long_row_nnz;
+  const std::int64_t long_cap = static_cast<std::int64_t>(A.nnz()) / (long_nnz + 1) + 1;
+  Kokkos::View<std::int64_t*, mem_t> long_ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::long_rows"),
+                                              long_cap);
+  Kokkos::View<int, mem_t> n_long("kkperm::features::n_long");
+  Stats acc = detail::reduce_stats<exec_t, 5>(
       "kkperm::features::rows", n, KOKKOS_LAMBDA(const std::int64_t row, Stats& a) {
         const O i = static_cast<O>(row);
         const F b = row_map(i), e = row_map(i + 1);
         const O* cols = entries.data() + b;
         const F len = e - b;
         a.s[0].add(static_cast<std::int64_t>(len));
+        if (static_cast<std::int64_t>(len) > long_nnz) {
+          long_ids(kkperm::atomic_fetch_add_int(&n_long(), 1)) = row;
+          return;
+        }
         if (want_spmm) {
           const std::int64_t wbase = static_cast<std::int64_t>(i % nw) * words;
           O last_line = -1;
@@ -227,7 +412,8 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           a.s[1].add(nb);
           if (i + 1 < n) {
             const F e2 = row_map(i + 2);
-            a.s[2].add(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl));
+            if (static_cast<std::int64_t>(e2 - e) <= long_nnz)  // else the long row's team does it
+              a.s[2].add(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl));
           }
         }
         if (want_fmt) {
@@ -245,6 +431,11 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           a.s[3].add(runs);
         }
       });
+  int n_long_h = 0;
+  Kokkos::deep_copy(n_long_h, n_long);
+  if (n_long_h > 0 && (want_spmm || want_fmt))
+    detail::long_row_features<Matrix>(A, long_ids, n_long_h, cpl, want_spmm, want_fmt, line_count, bitmap, words, blocks, nw,
+                                      long_nnz, acc);
   r.nnz_row = acc.s[0];
   if (want_fmt) {
     r.runs_row = acc.s[3];
