@@ -41,7 +41,8 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space (one fused pass over rows, reduced with
- * detail::reduce_stats, with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
+ * detail::reduce_stats; rows longer than FeatureParams::long_row_nnz are listed and handled by
+ * one team each in detail::long_row_features, so hub rows do not serialize the pass; with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
  * (warp, segment) pairs with one native 64-bit atomic per thread for the per-warp sums and bitmap popcounts,
  * one reduction over lines). Only O(Nw)
  * per-warp totals are combined on the host. Extra memory: n_row ints, n_lines ints, and a bitmap
