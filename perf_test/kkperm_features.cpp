@@ -49,12 +49,8 @@ int main(int argc, char** argv) {
       if (list == "all") {
         perms = kkperm::all_permutations();
       } else if (list != "none") {
-        std::size_t b = 0;
-        while (b <= list.size()) {
-          const std::size_t e = std::min(list.find(',', b), list.size());
-          perms.push_back(kkperm::permutation_from_string(list.substr(b, e - b)));
-          b = e + 1;
-        }
+        for (const auto& name : kkperm::perf::split_list(list, "kkperm_features: --perms"))
+          perms.push_back(kkperm::permutation_from_string(name));
       }
     }
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {
@@ -98,8 +94,9 @@ int main(int argc, char** argv) {
       for (auto kind : perms) {
         if (kind == kkperm::Permutation::rcm && A.numRows() != A.numCols()) continue;
         const int reps = kkperm::is_hamming(kind) || kind == kkperm::Permutation::rcm ? std::max(1, opt.repeat / 4) : opt.repeat;
+        decltype(kkperm::build_permutation(A, kind, pp)) built;  // the last timed build, for the quality record
         record("permute_" + kkperm::to_string(kind),
-               kkperm::time_median([&] { kkperm::build_permutation(A, kind, pp); }, 1, reps, bud));
+               kkperm::time_median([&] { built = kkperm::build_permutation(A, kind, pp); }, 1, reps, bud));
         if (kkperm::is_hamming(kind)) {
           const bool intra = kind == kkperm::Permutation::warp_aware || kind == kkperm::Permutation::hybrid_2_3;
           const int nw = pp.feature.warps_per_block;
@@ -114,7 +111,7 @@ int main(int argc, char** argv) {
           q["what"] = "quality_" + kkperm::to_string(kind);
           q["objective"] = intra ? "intra_warp_distance" : "adjacent_distance";
           q["hamming_mode"] = mode;
-          q["order"] = objective(kkperm::build_permutation(A, kind, pp).to_host().perm);
+          q["order"] = objective(built.to_host().perm);
           q["identity"] = objective(identity);
           if (h.num_rows <= exact_max) {
             auto pe = pp;

@@ -142,6 +142,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
   // matrices: 15 ms for 10 M nonzeros on an H100, as long as a slow SpMV):
   // 1. row_map monotone and within [0, nnz], O(1) per row;
   std::int64_t first = n;
+  decltype(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map)) hr;  // host row_map, made once on failure
   Kokkos::parallel_reduce(
       "kkperm::check_crs::row_map", Kokkos::RangePolicy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t i, std::int64_t& lmin) {
@@ -171,7 +172,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
         Kokkos::Min<std::int64_t>(first_k));
     if (first_k < static_cast<std::int64_t>(nnz_total)) {
       // the row holding entry first_k: the last row whose offset is <= first_k
-      auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
+      hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
       first = static_cast<std::int64_t>(std::upper_bound(hr.data(), hr.data() + n + 1,
                                                          static_cast<offset_t>(first_k)) - hr.data()) - 1;
     }
@@ -179,7 +180,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
   if (first >= n) return out;
   out.first_bad_row = first;
   // Describe the offending row on the host.
-  auto hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
+  if (hr.extent(0) == 0) hr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map);
   const offset_t b = hr(first), e = hr(first + 1);
   if (e < b || e > nnz_total) {
     out.problem = "row_map is not monotone at row " + std::to_string(first) + " (" +

@@ -157,13 +157,19 @@ namespace detail {
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
 constexpr int kLongRowCols = 10;
 
+/// True when entry k of the sorted column list starting at b is the first one in its line.
+template <class Entries, class F, class O>
+KOKKOS_INLINE_FUNCTION bool first_of_line(const Entries& entries, F b, F k, O cpl) {
+  return k == b || entries(k - 1) / cpl != entries(k) / cpl;
+}
+
 /// Number of distinct lines of the sorted column list [b, e) (team-parallel).
 template <class Member, class Entries, class F, class O>
 KOKKOS_INLINE_FUNCTION std::int64_t team_distinct_lines(const Member& m, const Entries& entries, F b, F e, O cpl) {
   std::int64_t c = 0;
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(m, b, e),
-      [&](const F k, std::int64_t& s) { s += (k == b || entries(k - 1) / cpl != entries(k) / cpl) ? 1 : 0; }, c);
+      [&](const F k, std::int64_t& s) { s += first_of_line(entries, b, k, cpl) ? 1 : 0; }, c);
   m.team_barrier();  // the next team reduction must not overwrite this one's result before all read it
   return c;
 }
@@ -177,8 +183,8 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_common_lines(const Member& m, const Ent
   Kokkos::parallel_reduce(
       Kokkos::TeamThreadRange(m, b, e),
       [&](const F k, std::int64_t& s) {
+        if (!first_of_line(entries, b, k, cpl)) return;
         const O l = entries(k) / cpl;
-        if (k != b && entries(k - 1) / cpl == l) return;
         F lo = b2, hi = e2;  // first entry with column >= l * cpl
         while (lo < hi) {
           const F mid = lo + (hi - lo) / 2;
@@ -226,8 +232,8 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(m, b, e),
               [&](const F k, std::int64_t& s) {
+                if (!first_of_line(entries, b, k, cpl)) return;
                 const O l = entries(k) / cpl;
-                if (k != b && entries(k - 1) / cpl == l) return;
                 s += 1;
                 Kokkos::atomic_add(&line_count(l), 1);
                 Kokkos::atomic_fetch_or(&bitmap(wbase + l / 32), std::uint32_t(1u) << (l % 32));
