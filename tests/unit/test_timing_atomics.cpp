@@ -1,8 +1,10 @@
 // kkperm::time_median's time budget (--budget-ms of the perf tools) and the native 64-bit integer
-// atomics of kkperm/core/atomics.hpp, on the default execution space.
+// atomics of kkperm/core/atomics.hpp (plus the warp-aggregated increment) and the reusable
+// workspace of kkperm/core/workspace.hpp, on the default execution space.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/core/types.hpp"
+#include "kkperm/core/workspace.hpp"
 
 namespace {
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
@@ -28,6 +31,15 @@ void add_all(const I64View& d, const I64View& sums, const I64View& counter, cons
         kkperm::atomic_add_i64(&sums(i % slots), d(i));
         const std::int64_t t = kkperm::atomic_fetch_add_int(&counter(0), std::int64_t(1));
         kkperm::atomic_add_int(&fetched(0), t);
+      });
+}
+// counts(t(i)) += 1, c(i) times for every i, through the warp-aggregated increment.
+void increment_all(const Kokkos::View<int*, kkperm::DefaultDevice>& t, const Kokkos::View<int*, kkperm::DefaultDevice>& c,
+                   const Kokkos::View<int*, kkperm::DefaultDevice>& counts) {
+  Kokkos::parallel_for(
+      "test::aggregated", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, static_cast<int>(t.extent(0))),
+      KOKKOS_LAMBDA(const int i) {
+        for (int k = 0; k < c(i); ++k) kkperm::atomic_increment_aggregated(&counts(t(i)));
       });
 }
 }  // namespace
@@ -99,4 +111,76 @@ TEST(Atomics, SignedSixtyFourBitSumsMatchSerial) {
   for (int s = 0; s < slots; ++s) EXPECT_EQ(hs(s), want[s]) << "slot " << s << " (seed " << seed << ")";
   EXPECT_EQ(hc(0), n);
   EXPECT_EQ(hf(0), std::int64_t(n) * (n - 1) / 2);
+}
+
+TEST(Atomics, AggregatedIncrementCountsEveryCall) {
+  // Threads increment counters chosen at random with heavy sharing (few addresses, runs of equal
+  // targets among neighbouring threads, divergent call counts): on CUDA lanes of a warp combine
+  // before one atomic; every count must still equal the serial count.
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  const int n = 100000, slots = 37;
+  std::vector<int> target(n), calls(n);
+  for (int i = 0; i < n; ++i) {
+    target[i] = (rng() % 4 == 0) ? static_cast<int>(rng() % slots) : (i / 16) % slots;
+    calls[i] = static_cast<int>(rng() % 3);
+  }
+  std::vector<int> want(slots, 0);
+  for (int i = 0; i < n; ++i) want[target[i]] += calls[i];
+  Kokkos::View<int*, kkperm::DefaultDevice> t("t", n), c("c", n), counts("counts", slots);
+  Kokkos::deep_copy(t, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(target.data(), n));
+  Kokkos::deep_copy(c, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(calls.data(), n));
+  increment_all(t, c, counts);
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  for (int s = 0; s < slots; ++s) EXPECT_EQ(h(s), want[s]) << "slot " << s << " (seed " << seed << ")";
+}
+
+TEST(Workspace, LeasesAreReusedNestedLeasesAreDisjointAndZeroingIsExact) {
+  using Mem = kkperm::DefaultDevice::memory_space;
+  using Ws = kkperm::detail::Workspace<Mem>;
+  kkperm::release_workspaces<Mem>();
+  const std::size_t n = 1000;
+  const void* first = nullptr;
+  {
+    Ws a(Ws::bytes_for<int>(n) + Ws::bytes_for<double>(n));
+    auto x = a.take<int>(n);
+    auto y = a.take<double>(n);
+    first = x.data();
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(x.data()) % Ws::kAlign, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(y.data()) % Ws::kAlign, 0u);
+    EXPECT_GE(reinterpret_cast<const char*>(y.data()), reinterpret_cast<const char*>(x.data() + n));
+    EXPECT_THROW(a.take<char>(1), std::logic_error);  // past the reservation
+    Ws b(Ws::bytes_for<int>(n));  // nested: another arena
+    auto z = b.take<int>(n);
+    EXPECT_TRUE(z.data() + n <= x.data() || z.data() >= reinterpret_cast<const int*>(y.data() + n));
+  }
+  {
+    Ws again(Ws::bytes_for<int>(n / 2));  // smaller request: the same memory again
+    EXPECT_EQ(again.take<int>(n / 2).data(), first);
+  }
+  {  // more simultaneous leases than arenas: the extra ones allocate privately and still work
+    std::vector<std::unique_ptr<Ws>> many;
+    for (int s = 0; s < Ws::kSlots + 2; ++s) many.push_back(std::make_unique<Ws>(Ws::bytes_for<int>(n)));
+    for (auto& w : many) EXPECT_EQ(w->take<int>(n).extent(0), n);
+  }
+  {  // zero_since zeroes exactly what was carved after the mark
+    Ws w(3 * Ws::bytes_for<int>(n));
+    auto before = w.take<int>(n);
+    Kokkos::deep_copy(before, 7);
+    const auto m = w.mark();
+    auto z1 = w.take<int>(n);
+    auto z2 = w.take<int>(n);
+    Kokkos::deep_copy(z1, -1);
+    Kokkos::deep_copy(z2, -1);
+    w.zero_since<kkperm::DefaultExecSpace>(m);
+    auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), before);
+    auto h1 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z1);
+    auto h2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z2);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(hb(i), 7) << i;
+      ASSERT_EQ(h1(i), 0) << i;
+      ASSERT_EQ(h2(i), 0) << i;
+    }
+  }
+  kkperm::release_workspaces<Mem>();
 }

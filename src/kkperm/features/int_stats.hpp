@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace kkperm::detail {
 
@@ -67,70 +68,85 @@ struct IntStat {
 template <int K>
 struct MultiStat {
   IntStat s[K];
+  KOKKOS_INLINE_FUNCTION void init() {
+    for (int k = 0; k < K; ++k) s[k].init();
+  }
+  KOKKOS_INLINE_FUNCTION void join(const MultiStat& o) {
+    for (int k = 0; k < K; ++k) s[k].join(o.s[k]);
+  }
+  KOKKOS_INLINE_FUNCTION void join(const volatile MultiStat& o) volatile {
+    for (int k = 0; k < K; ++k) s[k].join(o.s[k]);
+  }
 };
 
-/// Kokkos custom reducer for MultiStat<K> (Kokkos 3.4 reducer concept).
-template <int K, class Space>
-struct MultiStatReducer {
-  using reducer = MultiStatReducer;
-  using value_type = MultiStat<K>;
+/// Kokkos custom reducer (Kokkos 3.4 reducer concept) for any value with init(), join(const V&)
+/// and the volatile join Kokkos 3.4 still calls.
+template <class Value, class Space>
+struct JoinReducer {
+  using reducer = JoinReducer;
+  using value_type = Value;
   using result_view_type = Kokkos::View<value_type, Space, Kokkos::MemoryUnmanaged>;
 
  private:
   result_view_type value_;
 
  public:
-  KOKKOS_INLINE_FUNCTION MultiStatReducer(value_type& v) : value_(&v) {}
-  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const {
-    for (int k = 0; k < K; ++k) dest.s[k].join(src.s[k]);
-  }
+  KOKKOS_INLINE_FUNCTION JoinReducer(value_type& v) : value_(&v) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.join(src); }
   KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
-    for (int k = 0; k < K; ++k) dest.s[k].join(src.s[k]);
+    dest.join(src);
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int k = 0; k < K; ++k) v.s[k].init();
-  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.init(); }
   KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
   KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
   KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
 };
 
 /**
- * @brief Reduces body(i, MultiStat<K>&) over i in [0, n) on Exec and returns the statistics.
+ * @brief Reduces body(i, Value&) over i in [0, n) on Exec and returns the joined Value (any type
+ * with init()/join(); MultiStat<K>, or a compact accumulator of one pass).
  *
  * Device spaces use a TeamPolicy reduction: Kokkos 3.4's CUDA RangePolicy reduction launches at
  * most block_size blocks of block_size threads, and a 200-byte MultiStat<5> keeps block_size
  * small (a 2 M-row pass ran on ~16 k threads, each walking ~128 rows one after another), while
  * its TeamPolicy reduction reduces statically sized values with warp shuffles over up to 32768
  * blocks. Teams of 128 threads each take a contiguous range of >= 1024 items (consecutive
- * threads read consecutive rows); every thread folds its items into its own MultiStat, which
- * Kokkos then joins. Host spaces use the plain RangePolicy reduction. Integer statistics are
- * exact, so both give the same bits.
+ * threads read consecutive rows); every thread folds its items into its own Value, which
+ * Kokkos then joins. MinBlocks > 1 adds __launch_bounds__(128, MinBlocks) (a register cap for
+ * occupancy). Host spaces use the plain RangePolicy reduction. Integer statistics are exact, so
+ * both give the same bits.
  * (Tried before, H100 2026-11-21: two passes through a 26 MB per-thread partials buffer; set 1
  * measured 1.13 ms against 0.91 ms, in a run where other kernels were also slower - reverted.)
  */
-template <class Exec, int K, class Body>
-MultiStat<K> reduce_stats(const char* label, std::int64_t n, const Body& body) {
-  MultiStat<K> out;
-  for (int k = 0; k < K; ++k) out.s[k].init();
+template <class Exec, class Value, int MinBlocks = 1, class Body>
+Value reduce_rows(const char* label, std::int64_t n, const Body& body) {
+  Value out;
+  out.init();
   if (n <= 0) return out;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
-    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Exec>(0, n), body, MultiStatReducer<K, Kokkos::HostSpace>(out));
+    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Exec>(0, n), body, JoinReducer<Value, Kokkos::HostSpace>(out));
   } else {
-    using policy_t = Kokkos::TeamPolicy<Exec>;
     constexpr int kTeam = 128;
+    using policy_t = std::conditional_t<(MinBlocks > 1), Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kTeam, MinBlocks>>,
+                                        Kokkos::TeamPolicy<Exec>>;
     const std::int64_t per_team = std::max<std::int64_t>(std::int64_t(kTeam) * 8, (n + 32767) / 32768);
     const int league = static_cast<int>((n + per_team - 1) / per_team);
     Kokkos::parallel_reduce(
         label, policy_t(league, kTeam),
-        KOKKOS_LAMBDA(const typename policy_t::member_type& m, MultiStat<K>& a) {
+        KOKKOS_LAMBDA(const typename policy_t::member_type& m, Value& a) {
           const std::int64_t b = static_cast<std::int64_t>(m.league_rank()) * per_team;
           const std::int64_t e = b + per_team < n ? b + per_team : n;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, b, e), [&](const std::int64_t i) { body(i, a); });
         },
-        MultiStatReducer<K, Kokkos::HostSpace>(out));
+        JoinReducer<Value, Kokkos::HostSpace>(out));
   }
   return out;
+}
+
+/// reduce_rows over K IntStats.
+template <class Exec, int K, class Body>
+MultiStat<K> reduce_stats(const char* label, std::int64_t n, const Body& body) {
+  return reduce_rows<Exec, MultiStat<K>>(label, n, body);
 }
 
 /// Portable population count (no intrinsics needed on any backend).

@@ -40,13 +40,16 @@
  *  - snzb_{min,max,mu,sigma}: sizes of those runs, statistics over all runs of the matrix.
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
- * Where work runs: everything on A's execution space (one fused pass over rows, reduced with
- * detail::reduce_stats; rows longer than FeatureParams::long_row_nnz are listed and handled by
- * one team each in detail::long_row_features, so hub rows do not serialize the pass; with atomics for the per-line counts and per-warp line bitmaps, two flat parallel_fors over
- * (warp, segment) pairs with one native 64-bit atomic per thread for the per-warp sums and bitmap popcounts,
- * one reduction over lines). Only O(Nw)
- * per-warp totals are combined on the host. Extra memory: n_row ints, n_lines ints, and a bitmap
- * of Nw * ceil(n_lines / 32) words.
+ * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
+ * into a compact accumulator (detail::reduce_rows with a register cap); rows longer than
+ * FeatureParams::long_row_nnz are listed and handled by one team each in
+ * detail::long_row_features, so hub rows do not serialize the pass. Per-line request counts and
+ * per-warp line bitmaps are built with atomics (warp-aggregated on CUDA for the counts; the
+ * bitmap is word-major so one warp's rows hit one segment); two flat parallel_fors over
+ * (warp, segment) pairs with one native 64-bit atomic per thread give the per-warp sums and
+ * bitmap popcounts; one reduction over lines. Only O(Nw) per-warp totals are combined on the
+ * host. Scratch (from the reusable workspace, core/workspace.hpp): n_row ints, n_lines ints, a
+ * bitmap of Nw * ceil(n_lines / 32) words and one slot per long row.
  */
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -58,6 +61,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/workspace.hpp"
 #include "kkperm/features/feature_params.hpp"
 #include "kkperm/features/int_stats.hpp"
 
@@ -154,6 +158,86 @@ inline FeatureVector finalize_features(const RawSpmvFeatures& r, unsigned sets =
 }
 
 namespace detail {
+/// Compact statistic of the row pass: min/max in the ordinal type O, sum and sum of squares in
+/// 64 bits, no count (the caller knows it). Same values as IntStat, fewer registers.
+template <class O>
+struct PassStat {
+  std::int64_t sum, sumsq;
+  O min, max;
+  KOKKOS_INLINE_FUNCTION void init() {
+    sum = 0;
+    sumsq = 0;
+    min = Kokkos::reduction_identity<O>::min();  // the largest O
+    max = Kokkos::reduction_identity<O>::max();  // the smallest O
+  }
+  KOKKOS_INLINE_FUNCTION void add(O x) {
+    if (x < min) min = x;
+    if (x > max) max = x;
+    sum += x;
+    sumsq += static_cast<std::int64_t>(x) * x;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const PassStat& o) {
+    if (o.min < min) min = o.min;
+    if (o.max > max) max = o.max;
+    sum += o.sum;
+    sumsq += o.sumsq;
+  }
+  /// The IntStat of `count` added values (an empty one keeps IntStat's empty state).
+  IntStat to_int_stat(std::int64_t count) const {
+    IntStat s;
+    s.init();
+    if (count == 0) return s;
+    s.count = count;
+    s.min = static_cast<std::int64_t>(min);
+    s.max = static_cast<std::int64_t>(max);
+    s.sum = sum;
+    s.sumsq = sumsq;
+    return s;
+  }
+};
+
+/// Accumulator of the fused row pass of sets 1 and 2 (see spmv_features_raw). The counts the
+/// host can derive are not carried: rows (n), short rows (n - n_long), runs (sum of runs per row).
+template <class O>
+struct RowPassAcc {
+  PassStat<O> nnz, blocks, adj, runs, run_size;
+  std::int64_t adj_count;
+  int n_long;
+  KOKKOS_INLINE_FUNCTION void init() {
+    nnz.init();
+    blocks.init();
+    adj.init();
+    runs.init();
+    run_size.init();
+    adj_count = 0;
+    n_long = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const RowPassAcc& o) {
+    nnz.join(o.nnz);
+    blocks.join(o.blocks);
+    adj.join(o.adj);
+    runs.join(o.runs);
+    run_size.join(o.run_size);
+    adj_count += o.adj_count;
+    n_long += o.n_long;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const volatile RowPassAcc& o) volatile {
+    const_cast<RowPassAcc&>(*this).join(const_cast<const RowPassAcc&>(o));
+  }
+  /// s[0] nnz per row (all n rows), s[1] blocks, s[2] adjacent distances, s[3] runs per row,
+  /// s[4] run sizes - of the short rows; long_row_features joins the long rows' parts.
+  MultiStat<5> to_stats(std::int64_t n) const {
+    MultiStat<5> m;
+    const std::int64_t short_rows = n - n_long;
+    m.s[0] = nnz.to_int_stat(n);
+    m.s[1] = blocks.to_int_stat(short_rows);
+    m.s[2] = adj.to_int_stat(adj_count);
+    m.s[3] = runs.to_int_stat(short_rows);
+    m.s[4] = run_size.to_int_stat(runs.sum);
+    return m;
+  }
+};
+
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
 constexpr int kLongRowCols = 10;
 
@@ -209,7 +293,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_common_lines(const Member& m, const Ent
 template <class Matrix, class IdView, class CountView, class BitView, class BlockView, class Stats>
 void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, typename Matrix::non_const_ordinal_type cpl,
                        bool want_spmm, bool want_fmt, const CountView& line_count, const BitView& bitmap,
-                       std::int64_t words, const BlockView& blocks, int nw, std::int64_t long_nnz, Stats& acc) {
+                       const BlockView& blocks, int nw, std::int64_t long_nnz, Stats& acc) {
   using exec_t = typename Matrix::execution_space;
   using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
@@ -227,7 +311,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
         const F b = row_map(i), e = row_map(i + 1);
         std::int64_t out[kLongRowCols] = {0, -1, -1, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0};
         if (want_spmm) {
-          const std::int64_t wbase = (i % nw) * words;
+          const std::int64_t wslot = i % nw;  // bitmap word of line l for this stripe: (l / 32) * nw + wslot
           std::int64_t nb = 0;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(m, b, e),
@@ -236,7 +320,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
                 const O l = entries(k) / cpl;
                 s += 1;
                 Kokkos::atomic_add(&line_count(l), 1);
-                Kokkos::atomic_fetch_or(&bitmap(wbase + l / 32), std::uint32_t(1u) << (l % 32));
+                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
               },
               nb);
           m.team_barrier();
@@ -376,89 +460,104 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
 
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
-  Kokkos::View<int*, mem_t> line_count("kkperm::features::line_count", want_spmm ? n_lines : 0);
-  Kokkos::View<std::uint32_t*, mem_t> bitmap("kkperm::features::warp_line_bitmap",
-                                             want_spmm ? std::int64_t(nw) * words : 0);
-  Kokkos::View<int*, mem_t> blocks(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::blocks_row"),
-      want_spmm ? n : 0);
-
   // Rows longer than long_row_nnz go to a list and get a team each below (one thread walking a
   // hub row of a power-law matrix took ~50 ms on an H100); the row pass skips their per-entry
   // work and the adjacent-distance pairs that touch them.
   const std::int64_t long_nnz = p.long_row_nnz;
   const std::int64_t long_cap = static_cast<std::int64_t>(A.nnz()) / (long_nnz + 1) + 1;
-  Kokkos::View<std::int64_t*, mem_t> long_ids(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::long_rows"),
-                                              long_cap);
-  Kokkos::View<int, mem_t> n_long("kkperm::features::n_long");
-  Stats acc = detail::reduce_stats<exec_t, 5>(
-      "kkperm::features::rows", n, KOKKOS_LAMBDA(const std::int64_t row, Stats& a) {
+  // Scratch from the reusable workspace (workspace.hpp): the zeroed arrays first, one zero kernel.
+  using ws_t = detail::Workspace<mem_t>;
+  const std::int64_t n_cnt = want_spmm ? n_lines : 0, n_bits = want_spmm ? std::int64_t(nw) * words : 0;
+  ws_t ws(ws_t::template bytes_for<int>(n_cnt) + ws_t::template bytes_for<std::uint32_t>(n_bits) +
+          ws_t::template bytes_for<std::int64_t>(3 * nw) + ws_t::template bytes_for<int>(1) +
+          ws_t::template bytes_for<int>(want_spmm ? n : 0) + ws_t::template bytes_for<std::int64_t>(long_cap));
+  const auto zero_from = ws.mark();
+  auto line_count = ws.template take<int>(n_cnt);
+  // Word q of stripe w's line bitmap sits at q * nw + w (word-major): the rows of one CUDA warp
+  // belong to consecutive stripes, so their atomics on one line land in one 128-byte segment.
+  auto bitmap = ws.template take<std::uint32_t>(n_bits);
+  auto per_warp_flat = ws.template take<std::int64_t>(3 * nw);
+  auto n_long = ws.template take<int>(1);
+  ws.template zero_since<exec_t>(zero_from);
+  auto blocks = ws.template take<int>(want_spmm ? n : 0);
+  auto long_ids = ws.template take<std::int64_t>(long_cap);
+
+  // One pass over the rows, reduced into a compact accumulator (min/max in the ordinal type, only
+  // the sums the statistics need: 31 registers of state instead of 5 full IntStats' 50), with a
+  // register cap for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers
+  // per thread, 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
+  using Acc = detail::RowPassAcc<O>;
+  const Acc acc = detail::reduce_rows<exec_t, Acc, 4>(
+      "kkperm::features::rows", n, KOKKOS_LAMBDA(const std::int64_t row, Acc& a) {
         const O i = static_cast<O>(row);
         const F b = row_map(i), e = row_map(i + 1);
         const O* cols = entries.data() + b;
         const F len = e - b;
-        a.s[0].add(static_cast<std::int64_t>(len));
+        a.nnz.add(static_cast<O>(len));
         if (static_cast<std::int64_t>(len) > long_nnz) {
-          long_ids(kkperm::atomic_fetch_add_int(&n_long(), 1)) = row;
+          long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = row;
+          ++a.n_long;
           return;
         }
         if (want_spmm) {
-          const std::int64_t wbase = static_cast<std::int64_t>(i % nw) * words;
+          const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
           O last_line = -1;
-          int nb = 0;
+          O nb = 0;
           for (F k = 0; k < len; ++k) {
             const O l = cols[k] / cpl;
             if (l != last_line) {
               ++nb;
               last_line = l;
-              Kokkos::atomic_add(&line_count(l), 1);
-              Kokkos::atomic_fetch_or(&bitmap(wbase + l / 32), std::uint32_t(1u) << (l % 32));
+              kkperm::atomic_increment_aggregated(&line_count(l));
+              Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
             }
           }
           blocks(i) = nb;
-          a.s[1].add(nb);
+          a.blocks.add(nb);
           if (i + 1 < n) {
             const F e2 = row_map(i + 2);
-            if (static_cast<std::int64_t>(e2 - e) <= long_nnz)  // else the long row's team does it
-              a.s[2].add(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl));
+            if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
+              a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl)));
+              ++a.adj_count;
+            }
           }
         }
         if (want_fmt) {
-          std::int64_t runs = 0, run_len = 0;
+          O runs = 0, run_len = 0;
           for (F k = 0; k < len; ++k) {
             if (k == 0 || cols[k] != cols[k - 1] + 1) {
-              if (run_len > 0) a.s[4].add(run_len);
+              if (run_len > 0) a.run_size.add(run_len);
               ++runs;
               run_len = 1;
             } else {
               ++run_len;
             }
           }
-          if (run_len > 0) a.s[4].add(run_len);
-          a.s[3].add(runs);
+          if (run_len > 0) a.run_size.add(run_len);
+          a.runs.add(runs);
         }
       });
-  int n_long_h = 0;
-  Kokkos::deep_copy(n_long_h, n_long);
+  Stats stats = acc.to_stats(n);
+  const int n_long_h = acc.n_long;
   if (n_long_h > 0 && (want_spmm || want_fmt))
-    detail::long_row_features<Matrix>(A, long_ids, n_long_h, cpl, want_spmm, want_fmt, line_count, bitmap, words, blocks, nw,
-                                      long_nnz, acc);
-  r.nnz_row = acc.s[0];
+    detail::long_row_features<Matrix>(A, long_ids, n_long_h, cpl, want_spmm, want_fmt, line_count, bitmap, blocks, nw,
+                                      long_nnz, stats);
+  r.nnz_row = stats.s[0];
   if (want_fmt) {
-    r.runs_row = acc.s[3];
-    r.run_size = acc.s[4];
+    r.runs_row = stats.s[3];
+    r.run_size = stats.s[4];
   }
   if (!want_spmm) return r;
-  r.blocks_row = acc.s[1];
-  r.adj_dist = acc.s[2];
+  r.blocks_row = stats.s[1];
+  r.adj_dist = stats.s[2];
 
   // Per-warp sums, parallel over (warp, segment) pairs: thread t = s * Nw + w sums the loads and
   // line counts of stripe rows w + k * Nw, k in [s * kSeg, (s + 1) * kSeg) (consecutive threads
   // read consecutive rows), then adds them atomically (one atomic per thread and sum). The
-  // distinct-line popcounts run the same way over the bitmap: thread t = w * G + c sums words
-  // c, c + G, ... of warp w's bitmap (consecutive threads read consecutive words).
+  // distinct-line popcounts run the same way over the word-major bitmap: thread t = c * Nw + w
+  // sums words c, c + G, ... of stripe w (consecutive threads read consecutive words).
   // (Was one team per warp: only Nw teams walking strided rows.) Integer sums: exact.
-  Kokkos::View<std::int64_t* [3], mem_t> per_warp("kkperm::features::per_warp", nw);
+  Kokkos::View<std::int64_t* [3], mem_t, Kokkos::MemoryUnmanaged> per_warp(per_warp_flat.data(), nw);
   {
     constexpr std::int64_t kSeg = 32;
     const std::int64_t per_stripe = (static_cast<std::int64_t>(n) + nw - 1) / nw;  // rows of warp 0
@@ -485,9 +584,9 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
       Kokkos::parallel_for(
           "kkperm::features::warp_lines", Kokkos::RangePolicy<exec_t>(0, std::int64_t(nw) * G),
           KOKKOS_LAMBDA(const std::int64_t t) {
-            const std::int64_t w = t / G, c = t % G;
+            const std::int64_t w = t % nw, c = t / nw;
             std::int64_t d = 0;
-            for (std::int64_t q = c; q < words; q += G) d += detail::popcount32(bitmap(w * words + q));
+            for (std::int64_t q = c; q < words; q += G) d += detail::popcount32(bitmap(q * nw + w));
             if (d != 0) kkperm::atomic_add_i64(&per_warp(w, 2), d);
           });
   }

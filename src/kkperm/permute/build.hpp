@@ -29,6 +29,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/features/spmv_features.hpp"
 #include "kkperm/permute/dcsr.hpp"
+#include "kkperm/permute/device_sort.hpp"
 #include "kkperm/permute/lpt_device.hpp"
 #include "kkperm/permute/permutation.hpp"
 #include "kkperm/permute/rcm.hpp"
@@ -39,32 +40,25 @@ namespace kkperm {
 
 namespace detail {
 /// Rows by load descending, ties by row index (plain sort), optionally with odd groups of Nw
-/// positions reversed (flipped sort); on A's space. Returns perm (new -> old) on A's space.
-template <class Matrix>
-Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_sort_order(
-    const Matrix& A, int nt, int nw, bool flip) {
+/// positions reversed (flipped sort), written to `order` (length n) on A's space. `load` (length
+/// n) receives the row loads; `keys` and `alt` (length n) are scratch. Returns the largest load.
+template <class Matrix, class OrderView, class LoadView, class KeyView>
+std::int64_t device_sort_order_into(const Matrix& A, int nt, int nw, bool flip, const OrderView& order,
+                                    const LoadView& load, const KeyView& keys, const KeyView& alt) {
   using exec_t = typename Matrix::execution_space;
-  using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
   const std::int64_t n = A.numRows();
-  Kokkos::View<O*, mem_t> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::order"), n);
-  if (n == 0) return order;
-  auto load = device_loads(A, nt);
-  std::int64_t max_load = 0;
-  Kokkos::parallel_reduce(
-      "kkperm::permute::max_load", Kokkos::RangePolicy<exec_t>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) { if (load(i) > m) m = load(i); },
-      Kokkos::Max<std::int64_t>(max_load));
+  if (n == 0) return 0;
+  const std::int64_t max_load = fill_loads(A, nt, load);  // loads and their maximum: one pass
   const int ibits = std::max(1, bits_for(static_cast<std::uint64_t>(n - 1)));
   const int lbits = bits_for(static_cast<std::uint64_t>(max_load));
   KKPERM_REQUIRE(ibits + lbits <= 64,
                  "kkperm::build_permutation: sort key overflow (" << n << " rows, load " << max_load << ")");
-  Kokkos::View<std::uint64_t*, mem_t> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::sort_keys"), n);
   Kokkos::parallel_for(
       "kkperm::permute::sort_keys", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         keys(i) = (static_cast<std::uint64_t>(max_load - load(i)) << ibits) | static_cast<std::uint64_t>(i);
       });
-  sort_unique_keys<exec_t>(keys, ibits + lbits);
+  const KeyView sorted = sort_unique_keys<exec_t>(keys, alt, ibits + lbits);
   const std::uint64_t mask = ibits == 64 ? ~0ull : (1ull << ibits) - 1;
   Kokkos::parallel_for(
       "kkperm::permute::sort_order", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
@@ -77,17 +71,47 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
             src = g0 + (g1 - 1 - p);
           }
         }
-        order(p) = static_cast<O>(keys(src) & mask);
+        order(p) = static_cast<O>(sorted(src) & mask);
       });
+  return max_load;
+}
+
+/// Plain / flipped sort order (new -> old) in a new View on A's space; scratch from the workspace.
+template <class Matrix>
+Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_sort_order(
+    const Matrix& A, int nt, int nw, bool flip) {
+  using mem_t = typename Matrix::memory_space;
+  using O = typename Matrix::non_const_ordinal_type;
+  using ws_t = Workspace<mem_t>;
+  const std::int64_t n = A.numRows();
+  Kokkos::View<O*, mem_t> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::order"), n);
+  if (n == 0) return order;
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(n) + 2 * ws_t::template bytes_for<std::uint64_t>(n));
+  auto load = ws.template take<std::int64_t>(n);
+  auto keys = ws.template take<std::uint64_t>(n);
+  auto alt = ws.template take<std::uint64_t>(n);
+  device_sort_order_into(A, nt, nw, flip, order, load, keys, alt);
   return order;
 }
 
-/// LPT on A's space (lpt_device.hpp); equals the serial greedy lpt_order.
+/// LPT on A's space (lpt_device.hpp); equals the serial greedy lpt_order. The plain-sort order,
+/// loads and sort keys live in the workspace; only the result is allocated.
 template <class Matrix>
 Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_space> device_lpt_order(
     const Matrix& A, int nt, int nw) {
-  auto sorted = device_sort_order(A, nt, nw, false);
-  return device_lpt_place<typename Matrix::execution_space>(sorted, device_loads(A, nt), nw);
+  using mem_t = typename Matrix::memory_space;
+  using O = typename Matrix::non_const_ordinal_type;
+  using ws_t = Workspace<mem_t>;
+  const std::int64_t n = A.numRows();
+  if (n == 0) return Kokkos::View<O*, mem_t>("kkperm::permute::lpt", 0);
+  ws_t ws(ws_t::template bytes_for<O>(n) + ws_t::template bytes_for<std::int64_t>(n) +
+          2 * ws_t::template bytes_for<std::uint64_t>(n));
+  auto sorted = ws.template take<O>(n);
+  auto load = ws.template take<std::int64_t>(n);
+  auto keys = ws.template take<std::uint64_t>(n);
+  auto alt = ws.template take<std::uint64_t>(n);
+  const std::int64_t max_load = device_sort_order_into(A, nt, nw, false, sorted, load, keys, alt);
+  return device_lpt_place<typename Matrix::execution_space>(sorted, load, max_load, nw);
 }
 
 /// Non-empty rows first (in order), then the empty ones; on A's space. Returns perm and sets

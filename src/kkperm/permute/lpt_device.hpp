@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "kkperm/core/error.hpp"
-#include "kkperm/permute/windowed_hamming.hpp"
+#include "kkperm/core/workspace.hpp"
 
 namespace kkperm::detail {
 
@@ -176,40 +176,41 @@ struct LptSchedule {
 
 /**
  * @brief LPT placement on Exec: `sorted` is the plain-sort order (rows by load descending, ties
- * by index) and `load` the row loads, both on Mem. Returns perm (new -> old) on Mem, equal to
- * lpt_order(loads, Nw).
+ * by index), `load` the row loads (both on Mem) and `max_load` their maximum. Returns perm
+ * (new -> old) on Mem, equal to lpt_order(loads, Nw). Scratch comes from the workspace.
  */
-template <class Exec, class O, class Mem>
-Kokkos::View<O*, Mem> device_lpt_place(const Kokkos::View<O*, Mem>& sorted,
-                                       const Kokkos::View<std::int64_t*, Mem>& load, int nw) {
+template <class Exec, class SortedView, class LoadView>
+Kokkos::View<typename SortedView::non_const_value_type*, typename SortedView::memory_space> device_lpt_place(
+    const SortedView& sorted, const LoadView& load, std::int64_t max_load, int nw) {
+  using O = typename SortedView::non_const_value_type;
+  using Mem = typename SortedView::memory_space;
   const std::int64_t n = static_cast<std::int64_t>(sorted.extent(0));
   Kokkos::View<O*, Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::lpt"), n);
   if (n == 0) return out;
-  // Group boundaries of the sorted order (positions where the load changes) and their loads.
-  std::int64_t G = 0;
-  Kokkos::parallel_reduce(
-      "kkperm::lpt::count_groups", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& c) {
-        if (p == 0 || load(sorted(p)) != load(sorted(p - 1))) ++c;
-      },
-      G);
-  Kokkos::View<std::int64_t* [2], Mem> groups(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::lpt::groups"), G);
-  Kokkos::parallel_scan(
-      "kkperm::lpt::groups", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& upd, const bool final) {
-        const bool start = p == 0 || load(sorted(p)) != load(sorted(p - 1));
-        if (final && start) {
-          groups(upd, 0) = p;
-          groups(upd, 1) = load(sorted(p));
-        }
-        if (start) ++upd;
+  // Group boundaries of the sorted order (positions where the load changes): loads are in
+  // [0, max_load] and each present load starts exactly one group, so first[L] = start + 1 (0 =
+  // absent) needs no count or scan, and one copy brings every group to the host (was a count
+  // reduction, a scan and a copy: three synchronizations).
+  Workspace<Mem> ws(Workspace<Mem>::template bytes_for<std::int64_t>(max_load + 1));
+  const auto zero_from = ws.mark();
+  auto first = ws.template take<std::int64_t>(max_load + 1);
+  ws.template zero_since<Exec>(zero_from);
+  Kokkos::parallel_for(
+      "kkperm::lpt::groups", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+        const std::int64_t l = load(sorted(p));
+        if (p == 0 || l != load(sorted(p - 1))) first(l) = p + 1;
       });
-  auto hg = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), groups);
-  std::vector<std::int64_t> gsize(G), gload(G);
-  for (std::int64_t g = 0; g < G; ++g) {
-    gsize[g] = (g + 1 < G ? hg(g + 1, 0) : n) - hg(g, 0);
-    gload[g] = hg(g, 1);
-  }
+  std::vector<std::int64_t> hf(static_cast<std::size_t>(max_load + 1));
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hf.data(), hf.size()), first);
+  std::vector<std::int64_t> gstart, gload;
+  for (std::int64_t l = max_load; l >= 0; --l)  // descending load = ascending position
+    if (hf[l] > 0) {
+      gstart.push_back(hf[l] - 1);
+      gload.push_back(l);
+    }
+  const std::int64_t G = static_cast<std::int64_t>(gstart.size());
+  std::vector<std::int64_t> gsize(G);
+  for (std::int64_t g = 0; g < G; ++g) gsize[g] = (g + 1 < G ? gstart[g + 1] : n) - gstart[g];
   LptSchedule s;
   s.build(gsize, gload, n, nw);
   // Every schedule table travels in one int64 buffer: one allocation and one host -> device copy
@@ -222,8 +223,8 @@ Kokkos::View<O*, Mem> device_lpt_place(const Kokkos::View<O*, Mem>& sorted,
   append(s.pi), append(s.q), append(s.cap), append(s.c0);
   append(s.seg_start), append(s.seg_round), append(s.seg_active), append(s.seg_warp),
       append(s.seg_group), append(s.label);
-  Kokkos::View<std::int64_t*, Mem> tables(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::lpt::schedule"), packed.size());
+  Workspace<Mem> ws_tables(Workspace<Mem>::template bytes_for<std::int64_t>(packed.size()));
+  const auto tables = ws_tables.template take<std::int64_t>(packed.size());
   Kokkos::deep_copy(tables, Kokkos::View<const std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                 packed.data(), packed.size()));
   using range = std::pair<std::int64_t, std::int64_t>;

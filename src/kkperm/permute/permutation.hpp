@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/workspace.hpp"
 #include "kkperm/features/feature_params.hpp"
 
 namespace kkperm {
@@ -148,19 +149,21 @@ std::int64_t device_inverse(const Kokkos::View<O*, Mem>& perm, const Kokkos::Vie
   const std::int64_t n = static_cast<std::int64_t>(perm.extent(0));
   if (n == 0) return 0;
   Kokkos::deep_copy(Exec(), inv, O(-1));
-  std::int64_t bad = 0;
-  Kokkos::parallel_reduce(
-      "kkperm::permute::inverse", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& b) {
+  // One parallel_for; the rare bad entries count through an atomic in workspace memory, and one
+  // scalar copy ends it (was a RangePolicy reduction).
+  Workspace<Mem> ws(Workspace<Mem>::template bytes_for<unsigned long long>(1));
+  const auto from = ws.mark();
+  auto bad = ws.template take<unsigned long long>(1);
+  ws.template zero_since<Exec>(from);
+  Kokkos::parallel_for(
+      "kkperm::permute::inverse", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
         const O r = perm(k);
-        if (r < 0 || static_cast<std::int64_t>(r) >= n) {
-          ++b;
-        } else if (Kokkos::atomic_exchange(&inv(r), static_cast<O>(k)) != O(-1)) {
-          ++b;
-        }
-      },
-      bad);
-  return bad;
+        if (r < 0 || static_cast<std::int64_t>(r) >= n || Kokkos::atomic_exchange(&inv(r), static_cast<O>(k)) != O(-1))
+          Kokkos::atomic_add(&bad(0), 1ull);
+      });
+  unsigned long long h = 0;
+  Kokkos::deep_copy(Kokkos::View<unsigned long long, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(&h), Kokkos::subview(bad, 0));
+  return static_cast<std::int64_t>(h);
 }
 }  // namespace detail
 

@@ -21,15 +21,12 @@
  * Cost: O(n * window * row length) work, n / C-way parallel.
  */
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_Sorting.hpp>
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cub/device/device_radix_sort.cuh>
-#endif
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
 #include "kkperm/features/int_stats.hpp"
+#include "kkperm/permute/device_sort.hpp"
 #include "kkperm/permute/permutation.hpp"
 #include "kkperm/permute/reference.hpp"
 
@@ -40,68 +37,6 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
-}
-
-inline int bits_for(std::uint64_t v) {  // bits needed to hold values 0..v
-  int b = 0;
-  while (b < 64 && (v >> b) != 0) ++b;
-  return b;
-}
-
-/// Sorts a view of unique 64-bit keys ascending on its space; only bits [0, end_bit) may be
-/// non-zero (the caller guarantees it). CUDA: cub::DeviceRadixSort over those bits on the
-/// default instance's stream, temporary storage in Kokkos Views. Host spaces: std::sort (keys are
-/// unique, so stability is moot). Other device spaces: KokkosKernels' bitonic sort.
-template <class Exec, class KeyView>
-void sort_unique_keys(const KeyView& keys, int end_bit = 64) {
-  using mem_t = typename KeyView::memory_space;
-  const std::size_t n = keys.extent(0);
-  if (n < 2) return;
-  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible) {
-    Exec().fence();
-    std::sort(keys.data(), keys.data() + n);
-  } else {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-      const Exec exec;
-      const int nbits = std::min(64, std::max(1, end_bit));
-      Kokkos::View<std::uint64_t*, mem_t> alt(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::alt"), n);
-      cub::DoubleBuffer<std::uint64_t> buf(keys.data(), alt.data());
-      std::size_t temp_bytes = 0;
-      cudaError_t err = cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buf, static_cast<int>(n), 0, nbits,
-                                                       exec.cuda_stream());
-      if (err != cudaSuccess)
-        KKPERM_THROW(std::runtime_error, "kkperm::sort_unique_keys: cub radix sort (size query) failed: "
-                                             << cudaGetErrorString(err));
-      Kokkos::View<unsigned char*, mem_t> temp(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort::temp"),
-                                               temp_bytes);
-      err = cub::DeviceRadixSort::SortKeys(temp.data(), temp_bytes, buf, static_cast<int>(n), 0, nbits,
-                                           exec.cuda_stream());
-      if (err != cudaSuccess)
-        KKPERM_THROW(std::runtime_error, "kkperm::sort_unique_keys: cub radix sort failed: " << cudaGetErrorString(err));
-      if (buf.Current() != keys.data()) Kokkos::deep_copy(exec, keys, alt);
-      exec.fence();  // alt/temp are freed on return
-    } else
-#endif
-    {
-      KokkosKernels::Impl::bitonicSort<KeyView, Exec, std::int64_t>(keys);
-    }
-  }
-}
-
-/// Loads ceil(nnz_i / Nt) of every row, on the matrix's space.
-template <class Matrix>
-Kokkos::View<std::int64_t*, typename Matrix::memory_space> device_loads(const Matrix& A, int nt) {
-  using exec_t = typename Matrix::execution_space;
-  Kokkos::View<std::int64_t*, typename Matrix::memory_space> load(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::load"), A.numRows());
-  auto rm = A.graph.row_map;
-  Kokkos::parallel_for(
-      "kkperm::permute::loads", Kokkos::RangePolicy<exec_t>(0, A.numRows()),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        load(i) = (static_cast<std::int64_t>(rm(i + 1) - rm(i)) + nt - 1) / nt;
-      });
-  return load;
 }
 
 enum GreedyMode : int { kWarpAware = 0, kCta = 1, kHyb1 = 2, kHyb21 = 3, kHyb22 = 4, kHyb23 = 5 };
