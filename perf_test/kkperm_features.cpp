@@ -24,8 +24,7 @@ int main(int argc, char** argv) {
   kkperm::perf::ToolSpec spec{
       "kkperm_features", "Times feature sets and permutation builds in SpMV-equivalents",
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
-       {"--window", "W", "windowed greedy candidates per step", "32"},
-       {"--chunk", "C", "windowed greedy rows per chunk", "256"},
+       {"--chunk", "C", "windowed: exact greedy within chunks of C rows (work ~ C * n_row)", "256"},
        {"--perms", "LIST", "all|none|comma list of permutations to build", "all"},
        {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"}}};
   try {
@@ -40,7 +39,6 @@ int main(int argc, char** argv) {
     const std::string mode = opt.get("--hamming", "windowed");
     pp.hamming = mode == "exact" ? kkperm::HammingMode::exact
                : mode == "automatic" ? kkperm::HammingMode::automatic : kkperm::HammingMode::windowed;
-    pp.window = static_cast<int>(opt.get_double("--window", 32));
     pp.chunk_rows = static_cast<int>(opt.get_double("--chunk", pp.chunk_rows));
     pp.validate_matrix = false;  // validated once per matrix below, timed separately
     std::vector<kkperm::Permutation> perms;

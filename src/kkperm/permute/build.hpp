@@ -16,7 +16,8 @@
  *    schedule on the host (O(Nw log Nw) per distinct load), row placement on A's space; equal
  *    to the serial greedy lpt_order.
  *  - Hamming orders: HammingMode::exact (or automatic with n <= exact_max_rows) copies A to the
- *    host and runs the O(n^2) reference; windowed runs windowed_hamming.hpp on A's space.
+ *    host and runs the O(n^2) reference; windowed runs the chunk-exact greedy of
+ *    windowed_hamming.hpp on A's space (the exact rule within chunks of chunk_rows rows).
  *  - rcm: host (rcm.hpp). dcsr: non-empty rows first, in order, then the empty rows, by a
  *    parallel scan on A's space (see dcsr.hpp for the compressed row pointer itself).
  * The result is a DeviceRowPermutation in A's memory space: inverse and the bijection check run
@@ -186,7 +187,6 @@ DeviceRowPermutation<typename Matrix::non_const_ordinal_type, typename Matrix::m
   using PView = Kokkos::View<O*, mem_t>;
   const char* who = "kkperm::build_permutation";
   params.feature.check(who, sizeof(typename Matrix::non_const_value_type));
-  KKPERM_REQUIRE(params.window >= 2, who << ": window must be >= 2, got " << params.window);
   if (params.validate_matrix) validate(A, who);
   const std::int64_t n = A.numRows();
   const int nt = params.feature.warp_size, nw = params.feature.warps_per_block;

@@ -74,7 +74,7 @@ inline Permutation permutation_from_string(const std::string& s) {
 }
 inline void from_string(const std::string& s, Permutation& out) { out = permutation_from_string(s); }
 
-/// True for the greedy Hamming-distance orders (exact O(n^2) or windowed).
+/// True for the greedy Hamming-distance orders (exact O(n^2) or chunk-exact, HammingMode).
 inline bool is_hamming(Permutation p) {
   return p == Permutation::warp_aware || p == Permutation::cta_aware ||
          p == Permutation::hybrid_1 || p == Permutation::hybrid_2_1 ||
@@ -84,7 +84,7 @@ inline bool is_hamming(Permutation p) {
 /// How the greedy Hamming orders are built.
 enum class HammingMode {
   exact,     ///< literal O(n^2) greedy on the host (reference; small n only)
-  windowed,  ///< MinHash-sorted candidates, bounded window, independent chunks (scalable, device)
+  windowed,  ///< exact greedy within chunks of a locality-sorted order (scalable, device)
   automatic  ///< exact when n_row <= exact_max_rows, windowed otherwise
 };
 
@@ -92,9 +92,9 @@ struct PermuteParams {
   FeatureParams feature{};          ///< Nt, Nw and cache-line width (masks have ceil(n_col/cpl) bits)
   HammingMode hamming = HammingMode::automatic;
   std::int64_t exact_max_rows = 2048;  ///< automatic: largest n_row built with the exact greedy
-  int window = 32;                  ///< windowed: candidates scanned per step (half each side)
-  /// windowed: rows per independent chunk (rounded up to k*Nw). 256 (was 2048): 8x more chunks
-  /// run in parallel; adjacent-distance quality vs exact greedy in test_permute_device.cpp.
+  /// windowed: rows per independent chunk (rounded up to k*Nw); every unplaced row of a chunk is
+  /// a candidate at each step, so the work grows as chunk_rows * n. Quality vs the exact greedy
+  /// per chunk size in test_permute_device.cpp.
   int chunk_rows = 256;
   std::uint64_t seed = 0x6b6b7065726dull;  ///< MinHash seed (fixed => deterministic orders)
   /// true (default): build_permutation runs kkperm::validate(A) (sorted unique columns, O(nnz)).
