@@ -66,17 +66,21 @@ class Workspace {
           slot_ = s;
           break;
         }
-      if (slot_ >= 0 && p.buf[slot_].extent(0) * sizeof(std::uint64_t) < bytes) {
+      if (slot_ >= 0 && p.buf[slot_].extent(0) * sizeof(std::uint64_t) < bytes + kAlign) {
         p.buf[slot_] = buffer_t();  // free first: peak memory is the new size, not both
         p.buf[slot_] = buffer_t(Kokkos::view_alloc(Kokkos::WithoutInitializing,
                                                    std::string("kkperm::workspace")),
-                                words(bytes));
+                                words(bytes + kAlign));
       }
       if (slot_ >= 0) buf_ = p.buf[slot_];
     }
     if (slot_ < 0)
       buf_ = buffer_t(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::workspace_private")),
-                      words(bytes));
+                      words(bytes + kAlign));
+    // Carving starts at the first kAlign-aligned address of the buffer (Kokkos Views are only
+    // 64- or 128-byte aligned: their allocation header precedes the data).
+    const auto addr = reinterpret_cast<std::uintptr_t>(buf_.data());
+    base_ = used_ = (kAlign - addr % kAlign) % kAlign;
   }
   ~Workspace() {
     if (slot_ < 0) return;
@@ -87,13 +91,13 @@ class Workspace {
   Workspace(const Workspace&) = delete;
   Workspace& operator=(const Workspace&) = delete;
 
-  /// Next `count` elements of T, aligned to kAlign bytes. Throws when the reservation is exceeded.
+  /// Next `count` elements of T, at a kAlign-aligned address. Throws when the reservation is exceeded.
   template <class T>
   Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged> take(std::size_t count) {
     const std::size_t need = bytes_for<T>(count);
-    KKPERM_ASSERT(used_ + need <= bytes_, "kkperm::Workspace: carving " << need << " bytes past the "
-                                                                         << bytes_ << " reserved (" << used_
-                                                                         << " used)");
+    KKPERM_ASSERT(used_ - base_ + need <= bytes_, "kkperm::Workspace: carving " << need << " bytes past the "
+                                                                                << bytes_ << " reserved ("
+                                                                                << used_ - base_ << " used)");
     auto* p = reinterpret_cast<T*>(reinterpret_cast<unsigned char*>(buf_.data()) + used_);
     used_ += need;
     return Kokkos::View<T*, Mem, Kokkos::MemoryUnmanaged>(p, count);
@@ -133,7 +137,7 @@ class Workspace {
   }
   static std::size_t words(std::size_t bytes) { return (bytes + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) + 1; }
 
-  std::size_t bytes_ = 0, used_ = 0;
+  std::size_t bytes_ = 0, base_ = 0, used_ = 0;
   int slot_ = -1;
   buffer_t buf_;
 };
