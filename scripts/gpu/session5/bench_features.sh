@@ -7,12 +7,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-feat}
-B=.carry/s5
-R=$OUT/$TAG; mkdir -p "$R"
-export KKPERM_MATRICES_DIR=$PWD/.carry/kkperm-gpu/matrices
-M=$KKPERM_MATRICES_DIR/real
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$R/nvidia-smi.txt" 2>&1
-date -u +%FT%TZ > "$R/date.txt"
+source scripts/gpu/session5/setup.sh
+s5_setup "$TAG"
 cuobjdump -res-usage $B/kkperm_features 2>&1 | grep -A1 -E "RowPassAcc|windowed|Chunk" | grep -o "Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|LOCAL:[0-9]*" \
   | paste - - - - > "$R/res_usage.txt" 2>&1
 for t in $B/kkperm_test_*; do

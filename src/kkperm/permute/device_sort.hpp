@@ -102,13 +102,4 @@ std::int64_t fill_loads(const Matrix& A, int nt, const LoadView& load) {
   return max_load;
 }
 
-/// Loads ceil(nnz_i / Nt) of every row in a new View on the matrix's space.
-template <class Matrix>
-Kokkos::View<std::int64_t*, typename Matrix::memory_space> device_loads(const Matrix& A, int nt) {
-  Kokkos::View<std::int64_t*, typename Matrix::memory_space> load(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::load"), A.numRows());
-  fill_loads(A, nt, load);
-  return load;
-}
-
 }  // namespace kkperm::detail

@@ -117,7 +117,8 @@ struct ChunkGreedy {
 
   row_map_t row_map;
   entries_t entries;
-  IView load, ord, out;
+  IView load, ord;
+  Kokkos::View<O*, mem_t> out;  ///< the result, perm (new -> old)
   Kokkos::View<O*, mem_t> row_lines;  ///< distinct lines of every row (by row id)
   std::int64_t n = 0, chunk = 0, cap = 0;
   int nw = 1, mode = 0, level = 0;
@@ -346,7 +347,8 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   if (n == 0) return result;
   const int nw = params.feature.warps_per_block;
   const O cpl = static_cast<O>(params.feature.cols_per_line(sizeof(typename Matrix::non_const_value_type)));
-  auto load = device_loads(A, params.feature.warp_size);
+  IView load(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::load"), n);
+  const std::int64_t max_load = fill_loads(A, params.feature.warp_size, load);  // loads and max, one pass
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
 
@@ -359,36 +361,28 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     for (std::int64_t i = 0; i < n; ++i) h(i) = ord_override[i];
     Kokkos::deep_copy(ord, h);
   } else {
-    std::int64_t max_load = 0;
-    Kokkos::parallel_reduce(
-        "kkperm::permute::max_load", Kokkos::RangePolicy<exec_t>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) { if (load(i) > m) m = load(i); },
-        Kokkos::Max<std::int64_t>(max_load));
     const int ibits = std::max(1, bits_for(static_cast<std::uint64_t>(n - 1)));
     const int lbits = mode == kHyb1 ? bits_for(static_cast<std::uint64_t>(max_load)) : 0;
     const int sbits = 64 - ibits - lbits;
     KKPERM_REQUIRE(sbits >= 2, "kkperm::windowed_hamming_order: " << n << " rows with loads up to "
                                                                     << max_load << " leave no key bits for signatures");
     const int s0 = std::min(32, (sbits + 1) / 2), s1 = std::min(32, sbits - s0);
-    const std::uint64_t seed0 = mix64(params.seed), seed1 = mix64(params.seed + 1);
+    const std::uint64_t seed0 = mix64(params.seed);
     const std::uint64_t n_lines = (static_cast<std::uint64_t>(A.numCols()) + cpl - 1) / cpl;
     Kokkos::View<std::uint64_t*, mem_t> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::keys"), n);
     Kokkos::parallel_for(
         "kkperm::permute::minhash", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
-          std::uint32_t h0 = 0xFFFFFFFFu, h1 = 0xFFFFFFFFu;
+          std::uint32_t h0 = 0xFFFFFFFFu;
           O last = -1;
           for (auto k = row_map(i); k < row_map(i + 1); ++k) {
             const O l = entries(k) / cpl;
             if (l == last) continue;
             last = l;
             const std::uint32_t a = static_cast<std::uint32_t>(mix64(std::uint64_t(l) ^ seed0) >> 32);
-            const std::uint32_t b = static_cast<std::uint32_t>(mix64(std::uint64_t(l) ^ seed1) >> 32);
             if (a < h0) h0 = a;
-            if (b < h1) h1 = b;
           }
           // First component: the row's first line scaled to s0 bits (keeps banded / stencil
           // locality); second: a MinHash of the line set (groups rows sharing lines).
-          (void)h1;
           const std::uint64_t first =
               row_map(i + 1) > row_map(i) ? static_cast<std::uint64_t>(entries(row_map(i)) / cpl) : n_lines;
           const std::uint64_t scaled = static_cast<std::uint64_t>(
@@ -451,7 +445,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   g.entries = entries;
   g.load = load;
   g.ord = ord;
-  g.out = IView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::out"), n);
+  g.out = result;
   g.row_lines = row_lines;
   g.n = n;
   g.chunk = chunk;
@@ -468,10 +462,6 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   policy_t policy(static_cast<int>(n_chunks), team);
   policy.set_scratch_size(plan.level, scratch);
   Kokkos::parallel_for("kkperm::permute::chunk_greedy", policy, g);
-  auto gout = g.out;
-  Kokkos::parallel_for(
-      "kkperm::permute::windowed_out", Kokkos::RangePolicy<exec_t>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t p) { result(p) = static_cast<O>(gout(p)); });
   return result;
 }
 
