@@ -5,8 +5,9 @@
  *
  * Why: with Kokkos 3.4 every CUDA View costs a cudaMalloc, a synchronous copy of its allocation
  * header and (unless WithoutInitializing) a zero-fill kernel plus a fence, and its release a
- * cudaFree, which synchronizes the device. One feature pass of a 10 M-nnz stencil spent ~0.28 ms
- * of its 0.72 ms in such allocations (ncu kernel sum 0.44 ms vs wall time, H100, session 4).
+ * cudaFree, which synchronizes the device. One feature pass of a 10 M-nnz stencil took 0.72 ms
+ * while its kernels summed to 0.44 ms (H100, session 4, runs 21-22): the gap is time outside
+ * kernels, such allocations, copies and synchronizations.
  *
  * Usage:
  *   kkperm::detail::Workspace<mem_t> ws(Workspace<mem_t>::bytes_for<int>(n) + ...);
