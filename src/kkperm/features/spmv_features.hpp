@@ -41,7 +41,9 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
- * into a compact accumulator (detail::reduce_rows with a register cap); rows longer than
+ * into a compact accumulator (detail::reduce_rows_staged with a register cap: each warp stages the
+ * columns of its 32 rows and the next one in team scratch with coalesced loads, then a thread per
+ * row works from there); rows longer than
  * FeatureParams::long_row_nnz are listed and handled by one team each in
  * detail::long_row_features, so hub rows do not serialize the pass. Per-line request counts and
  * per-warp line bitmaps are built with atomics (warp-aggregated on CUDA for the counts; the
@@ -237,6 +239,75 @@ struct RowPassAcc {
     return m;
   }
 };
+
+/// Columns staged per warp by reduce_rows_staged (6 KB of team scratch per warp).
+constexpr int kStageCap = 1536;
+
+/// Orders the lanes of one CUDA warp (a no-op elsewhere).
+KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
+/**
+ * reduce_rows for a body that reads the columns of row i and row i + 1: body(i, src, off, a) finds
+ * entries(k) at src[k - off] for every k in [row_map(i), row_map(i + 2)). Each warp (W = 32
+ * threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at a time, copies
+ * the columns of those rows and of the next one into its slice of team scratch with coalesced
+ * loads (lane l reads entries l, l + W, ...), then lane l runs body on row r + l from there.
+ * Ranges longer than kStageCap entries are read in place (src = entries.data(), off = 0).
+ * Why: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on the
+ * first use of each column load (long scoreboard): every thread walked its own row with one
+ * dependent load after another.
+ */
+template <class Exec, class Value, int MinBlocks, class RowMap, class Entries, class Body>
+Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_map, const Entries& entries,
+                         const Body& body) {
+  using O = typename Entries::non_const_value_type;
+  using F = typename RowMap::non_const_value_type;
+  Value out;
+  out.init();
+  if (n <= 0) return out;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  constexpr int kTeam = 128;
+  using policy_t = std::conditional_t<(MinBlocks > 1 && !on_host),
+                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kTeam, MinBlocks>>,
+                                      Kokkos::TeamPolicy<Exec>>;
+  using member_t = typename policy_t::member_type;
+  using buf_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int team = on_host ? 1 : kTeam;
+  const int W = team < 32 ? team : 32;
+  const int groups = team / W;
+  std::int64_t per_team = std::max<std::int64_t>(std::int64_t(team) * 8, (n + 32767) / 32768);
+  per_team = (per_team + W - 1) / W * W;  // whole W-row chunks per team
+  const int league = static_cast<int>((n + per_team - 1) / per_team);
+  policy_t pol(league, team);
+  pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * kStageCap)));
+  Kokkos::parallel_reduce(
+      label, pol,
+      KOKKOS_LAMBDA(const member_t& m, Value& a) {
+        const int t = m.team_rank();
+        const int lane = t % W, g = t / W;
+        buf_t buf(m.team_scratch(0), std::size_t(groups) * kStageCap);
+        O* mine = buf.data() + std::size_t(g) * kStageCap;
+        const std::int64_t b0 = static_cast<std::int64_t>(m.league_rank()) * per_team;
+        const std::int64_t e0 = b0 + per_team < n ? b0 + per_team : n;
+        for (std::int64_t r = b0 + std::int64_t(g) * W; r < e0; r += std::int64_t(groups) * W) {
+          const std::int64_t rl = r + W + 1 < n ? r + W + 1 : n;  // one past the row after the chunk
+          const F sb = row_map(r), se = row_map(rl);
+          const bool staged = static_cast<std::int64_t>(se - sb) <= kStageCap;
+          if (staged)
+            for (F k = sb + lane; k < se; k += W) mine[k - sb] = entries(k);
+          sync_warp_lanes();
+          const std::int64_t i = r + lane;
+          if (i < e0) body(i, staged ? static_cast<const O*>(mine) : entries.data(), staged ? sb : F(0), a);
+          sync_warp_lanes();  // the next chunk overwrites the buffer
+        }
+      },
+      JoinReducer<Value, Kokkos::HostSpace>(out));
+  return out;
+}
 
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
 constexpr int kLongRowCols = 10;
@@ -487,11 +558,14 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   // register cap for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers
   // per thread, 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
   using Acc = detail::RowPassAcc<O>;
-  const Acc acc = detail::reduce_rows<exec_t, Acc, 4>(
-      "kkperm::features::rows", n, KOKKOS_LAMBDA(const std::int64_t row, Acc& a) {
+  // The rows' columns come from a per-warp staging buffer in team scratch (reduce_rows_staged):
+  // loaded with coalesced reads instead of one dependent load after another per thread.
+  const Acc acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
+      "kkperm::features::rows", n, row_map, entries,
+      KOKKOS_LAMBDA(const std::int64_t row, const O* src, const F off, Acc& a) {
         const O i = static_cast<O>(row);
         const F b = row_map(i), e = row_map(i + 1);
-        const O* cols = entries.data() + b;
+        const O* cols = src + (b - off);
         const F len = e - b;
         a.nnz.add(static_cast<O>(len));
         if (static_cast<std::int64_t>(len) > long_nnz) {
@@ -517,7 +591,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           if (i + 1 < n) {
             const F e2 = row_map(i + 2);
             if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
-              a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, entries.data() + e, e2 - e, cpl)));
+              a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, cpl)));
               ++a.adj_count;
             }
           }
