@@ -17,21 +17,8 @@ for t in $B/kkperm_test_*; do
   echo "$(basename $t) rc=$?" >> "$R/tests.txt"
 done
 PERMS=${PERMS:-identity,plain_sort,flipped_sort,lpt,dcsr,warp_aware,cta_aware,hybrid_1,hybrid_2_1,hybrid_2_2,hybrid_2_3}
-GENS=(
-  "laplace2d5:nx=1414,ny=1414"
-  "laplace3d7:nx=100"
-  "laplace3d27:nx=70"
-  "uniform:rows=1000000,nnz=8,seed=1"
-  "uniform:rows=300000,nnz_min=1,nnz_max=63,seed=2"
-  "powerlaw:n=1250000,deg=8,gamma=2.2,seed=1"
-  "banded:n=1000000,lower=4,seed=8"
-  "block:blocks=10000,size=32,seed=10"
-  "arrow:n=1000000,dense_rows=2,dense_cols=2,seed=12"
-  "hypersparse:n=4000000,frac=0.05,nnz=32,seed=14"
-  "kron:file=$M/4elt.mtx.gz,nnz=1e7,seed=16"
-)
 i=0
-for g in "${GENS[@]}"; do
+for g in "${S5_GENS[@]}"; do
   i=$((i+1))
   timeout ${PER_GEN:-60} $B/kkperm_features --gen "$g" --repeat 10 --warmup 3 --budget-ms 1500 --perms "$PERMS" \
     --exact-max-rows 0 ${EXTRA:-} --json "$R/feat_$i.json" > "$R/feat_$i.log" 2>&1
