@@ -26,6 +26,9 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
   if (slot_mib >= 0) o.esc.slot_map_limit_bytes = static_cast<std::size_t>(slot_mib * 1048576.0);
+  const double gather_mib = opt.get_double("--esc-gather-mib", -1);
+  if (gather_mib >= 0) o.esc.gather_plan_limit_bytes = static_cast<std::size_t>(gather_mib * 1048576.0);
+  o.esc.gather_lanes = static_cast<int>(opt.get_double("--esc-gather-lanes", 0));
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -85,6 +88,14 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "cap on the ESC slot map kept for numeric (MiB; 0: numeric by binary search; -1: no "
            "cap, only the memory limit)",
            "-1"},
+          {"--esc-gather-mib", "N",
+           "cap on the ESC gather plan built by the second numeric (MiB; 0: numeric stays on the "
+           "slot map; -1: no cap of its own)",
+           "-1"},
+          {"--esc-gather-lanes", "N",
+           "vector lanes per C entry in the ESC gather numeric (power of two <= 32; 0: 32 when "
+           "the mean products per entry is >= 32, else 1)",
+           "0"},
           {"--esc-team-sort", "",
            "ESC symbolic warp/block bins: bitonic sort of the expanded row (default: hash table)"},
           {"--kk-max-row-work", "N",

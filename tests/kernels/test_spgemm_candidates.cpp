@@ -107,6 +107,49 @@ TEST(SpgemmCandidates, NumericRejectsChangedStructure) {
   }
 }
 
+// Single-index changes of B with A, dims and nnz unchanged: one column index moved (entries
+// only) and one nonzero moved to the next row (row_map only, same entries array). The structure
+// hash of A and B together (one fused kernel) must see both.
+TEST(SpgemmCandidates, NumericRejectsOneIndexChangeOfB) {
+  const Host hA = random_csr(40, 40, 2, 5, 21);
+  Host hB = random_csr(40, 40, 2, 5, 22);
+  // a column change that keeps the row sorted and duplicate-free: the last entry of some row
+  // whose last column is below n - 1, moved one column right
+  Host hCol = hB;
+  bool moved = false;
+  for (int r = 0; r < hCol.num_rows && !moved; ++r) {
+    const auto e = hCol.row_map[r + 1];
+    if (e > hCol.row_map[r] && hCol.entries[e - 1] + 1 < hCol.num_cols) {
+      ++hCol.entries[e - 1];
+      moved = true;
+    }
+  }
+  ASSERT_TRUE(moved);
+  // a row_map change: the first entry of row r + 1 becomes the last entry of row r (valid when
+  // it lies right of row r's last column and row r + 1 keeps it sorted)
+  Host hRow = hB;
+  bool shifted = false;
+  for (int r = 0; r + 1 < hRow.num_rows && !shifted; ++r) {
+    const auto b = hRow.row_map[r], m = hRow.row_map[r + 1], e = hRow.row_map[r + 2];
+    if (e > m && (m == b || hRow.entries[m - 1] < hRow.entries[m])) {
+      ++hRow.row_map[r + 1];
+      shifted = true;
+    }
+  }
+  ASSERT_TRUE(shifted);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  for (const Host* changed : {&hCol, &hRow}) {
+    const auto B2 = kkperm::to_device<Matrix>(*changed);
+    for (auto c : kkperm::spgemm_candidates()) {
+      auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+      plan->symbolic(A, B);
+      EXPECT_NO_THROW(plan->numeric(A, B)) << kkperm::to_string(c);
+      EXPECT_THROW(plan->numeric(A, B2), std::invalid_argument)
+          << kkperm::to_string(c) << (changed == &hCol ? " (column moved)" : " (row_map moved)");
+    }
+  }
+}
+
 // Guard: a KK candidate is skipped with a reason when the row work exceeds its limit; ESC
 // always runs; cuSPARSE limits follow the documented memory behaviour.
 TEST(SpgemmCandidates, GuardSkipsRunawayCandidatesWithReason) {

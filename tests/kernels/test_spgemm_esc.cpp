@@ -14,7 +14,8 @@ using kkperm::spgemm::reference_multiply;
 
 /// Configurations every product is checked under: defaults, tiny thresholds so small inputs
 /// cross all four bins (and the global bin is split into many chunks), permuted output, and
-/// numeric through the slot map (default) or by binary search (slot_map_limit_bytes = 0).
+/// numeric through the gather plan (default, from the second numeric on), the slot map
+/// (gather_plan_limit_bytes = 0) or by binary search (slot_map_limit_bytes = 0).
 std::vector<std::pair<std::string, EscConfig>> configs() {
   std::vector<std::pair<std::string, EscConfig>> out;
   out.emplace_back("default", EscConfig{});
@@ -33,6 +34,15 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig sort = tiny;
   sort.team_bin_hash = false;  // symbolic warp/block bins by bitonic sort of the expanded row
   out.emplace_back("tiny_bins_sort", sort);
+  EscConfig lanes = perm;
+  lanes.gather_lanes = 4;  // vector lanes per C entry in the gather numeric (auto gives 1 on host)
+  out.emplace_back("tiny_bins_permuted_gather_lanes4", lanes);
+  EscConfig slots = tiny;
+  slots.gather_plan_limit_bytes = 0;
+  out.emplace_back("tiny_bins_slots", slots);
+  EscConfig slots_perm = perm;
+  slots_perm.gather_plan_limit_bytes = 0;
+  out.emplace_back("tiny_bins_permuted_slots", slots_perm);
   EscConfig search = tiny;
   search.slot_map_limit_bytes = 0;
   out.emplace_back("tiny_bins_search", search);
@@ -54,12 +64,16 @@ void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string
   }
 }
 
-/// Numeric path of a numeric() that follows another one on the same structure: through the
-/// slot map (recorded by the first numeric) whenever one was allocated; the first numeric after
-/// symbolic always searches.
+/// Numeric path of a numeric() that follows another one on the same structure: whenever a slot
+/// map was allocated (the first numeric after symbolic searches and fills it), through the
+/// gather plan built from it when the config allows one, else through the slot map.
 template <class Esc>
 void expect_reuse_path(const Esc& esc, const std::string& what) {
-  EXPECT_EQ(esc.stats().numeric_used_slots, esc.stats().slot_bytes > 0) << what;
+  const auto& s = esc.stats();
+  const bool gather = s.slot_bytes > 0 && esc.config().gather_plan_limit_bytes > 0;
+  EXPECT_EQ(s.numeric_used_gather, gather) << what;
+  EXPECT_EQ(s.gather_bytes > 0, gather) << what;
+  EXPECT_EQ(s.numeric_used_slots, s.slot_bytes > 0 && !gather) << what;
 }
 
 void poison_values(const Matrix& C) {
@@ -80,11 +94,12 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "]"));
     EXPECT_EQ(esc.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz()));
     expect_numeric_path(esc, cfg, what + " [" + name + "]");
-    poison_values(esc.C());
-    esc.numeric(A, B);  // through the slot map when there is one
-    expect_reuse_path(esc, what + " [" + name + "], second numeric");
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref,
-                                  what + " [" + name + "], second numeric"));
+    for (const char* nth : {"second numeric", "third numeric"}) {  // builds, then reuses the gather plan
+      poison_values(esc.C());
+      esc.numeric(A, B);
+      expect_reuse_path(esc, what + " [" + name + "], " + nth);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "], " + nth));
+    }
   }
 }
 }  // namespace
@@ -330,6 +345,11 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
   EscConfig c2;
   c2.warp_max = 10000;  // above team_max
   EXPECT_THROW(EscSpgemm<Matrix>{c2}, std::invalid_argument);
+  for (int bad_lanes : {-1, 3, 64}) {
+    EscConfig c3;
+    c3.gather_lanes = bad_lanes;
+    EXPECT_THROW(EscSpgemm<Matrix>{c3}, std::invalid_argument) << bad_lanes;
+  }
 }
 
 TEST(EscSpgemm, RealMatricesSquareAndWithTransposeMatchReference) {
@@ -430,9 +450,11 @@ TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
   }
   const auto dA = kkperm::to_device<Matrix>(A0), dB = kkperm::to_device<Matrix>(B);
   const auto A2 = revalue(A0, seed + 2), B2 = revalue(B, seed + 3);
-  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore}) {
+  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore})
+  for (const bool gather : {true, false}) {
     EscConfig cfg;
     cfg.output_order = order;
+    if (!gather) cfg.gather_plan_limit_bytes = 0;  // the 32-bit slot kernels themselves
     EscSpgemm<Matrix> esc(cfg);
     esc.symbolic(dA, dB);
     EXPECT_EQ(esc.stats().slot_width, 4);
@@ -442,7 +464,8 @@ TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A0, B), "wide row"));
     poison_values(esc.C());
     esc.numeric(kkperm::to_device<Matrix>(A2), kkperm::to_device<Matrix>(B2));
-    EXPECT_TRUE(esc.stats().numeric_used_slots);
+    EXPECT_EQ(esc.stats().numeric_used_gather, gather);  // built from the 32-bit slot map
+    EXPECT_EQ(esc.stats().numeric_used_slots, !gather);
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A2, B2),
                                   "wide row, reuse"));
   }
@@ -509,4 +532,26 @@ TEST(EscSpgemm, CapacityErrorsStateWhatIsNeeded) {
   EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()),
                                 reference_multiply(kkperm::to_host(S), kkperm::to_host(S)),
                                 "no slot map under the memory limit"));
+  // memory limit that admits the slot map but not the gather plan: numeric stays on the slot map
+  EscSpgemm<Matrix> probe2;
+  probe2.symbolic(S, S);
+  probe2.numeric(S, S);
+  probe2.numeric(S, S);
+  ASSERT_GT(probe2.stats().gather_bytes, 0u);
+  EscConfig no_gather;
+  no_gather.memory_limit_bytes = ps.peak_bytes + probe2.stats().gather_bytes / 2;
+  EscSpgemm<Matrix> esc2(no_gather);
+  esc2.symbolic(S, S);
+  EXPECT_GT(esc2.stats().slot_bytes, 0u);
+  const auto S2 = kkperm::to_device<Matrix>(revalue(kkperm::to_host(S), 99));
+  for (int round = 0; round < 2; ++round) {
+    poison_values(esc2.C());
+    esc2.numeric(S2, S2);
+  }
+  EXPECT_TRUE(esc2.stats().numeric_used_slots);
+  EXPECT_FALSE(esc2.stats().numeric_used_gather);
+  EXPECT_EQ(esc2.stats().gather_bytes, 0u);
+  EXPECT_TRUE(matches_reference(kkperm::to_host(esc2.C()),
+                                reference_multiply(kkperm::to_host(S2), kkperm::to_host(S2)),
+                                "no gather plan under the memory limit"));
 }

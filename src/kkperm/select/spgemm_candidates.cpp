@@ -55,6 +55,8 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " slot_bytes=" << s.slot_bytes << " slot_width=" << s.slot_width
        << " vector_length=" << s.vector_length << " slot_build_ms=" << 1e3 * s.slot_build_s
        << " last_numeric_used_slots=" << s.numeric_used_slots
+       << " gather_bytes=" << s.gather_bytes << " gather_build_ms=" << 1e3 * s.gather_build_s
+       << " last_numeric_used_gather=" << s.numeric_used_gather << " gather_lanes=" << s.gather_lanes
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes;
@@ -62,7 +64,9 @@ class EscPlan final : public SpgemmPlan<Matrix> {
   }
   double extra_bytes() const override {
     const auto& s = esc_.stats();
-    return static_cast<double>(s.plan_bytes + s.buffer_bytes + s.slot_bytes);
+    // the gather plan replaces the slot map once the second numeric built it
+    return static_cast<double>(s.plan_bytes + s.buffer_bytes +
+                               (s.gather_bytes > 0 ? s.gather_bytes : s.slot_bytes));
   }
   double restore_ms() const override {
     return 1e3 * (esc_.stats().symbolic_restore_s + esc_.stats().numeric_restore_s);

@@ -8,10 +8,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "kkperm/core/atomics.hpp"
+
 namespace kkperm::spgemm::esc_impl {
 
-/// Compile-time capacity of the one-thread bin: the expanded row lives in per-thread arrays
-/// (registers/local memory on CUDA), so the runtime threshold thread_max may not exceed it.
+/// Largest one-thread bin threshold: the expanded row lives in the thread's slice of team scratch
+/// (StridedArray, at most kRowThreads * 32 * (4 + 8) bytes per team), so thread_max may not exceed it.
 inline constexpr int kThreadCapacity = 32;
 
 inline std::int64_t next_pow2(std::int64_t x) {
@@ -59,6 +61,31 @@ int fit_team_size(int requested, const Functor& functor, std::size_t scratch0) {
 /// Slots of the open-addressing table of one global-bin row with F products (load <= 0.8).
 inline std::int64_t hash_slots(std::int64_t F) { return next_pow2(F + (F >> 2) + 1); }
 
+/// Threads per team of the one-thread-per-row (bin 0) kernels on device backends.
+inline constexpr int kRowThreads = 64;
+
+/// Per-thread array in team scratch, interleaved across the team: element s of thread t sits at
+/// s * T + t, so consecutive threads touch consecutive words (no shared-memory bank conflicts).
+template <class T>
+struct StridedArray {
+  T* p;
+  int stride;
+  KOKKOS_INLINE_FUNCTION T& operator[](std::int64_t s) const { return p[s * stride]; }
+};
+
+/// Team policy of the bin-0 kernels: one thread per row in teams of kRowThreads (1 on host
+/// backends), `bytes_per_thread` of level-0 scratch per thread for its arrays (StridedArray).
+/// Why scratch: with the arrays in per-thread local memory (the previous form) ncu on the H100
+/// (session 7) saw the AP numeric of a 1 M-row 2D Laplacian move 613 MB of DRAM for about
+/// 210 MB of data (the arrays spilled past L1) and take 330 us.
+template <class Exec>
+Kokkos::TeamPolicy<Exec> row_thread_policy(std::int64_t rows, std::size_t bytes_per_thread, int& T) {
+  T = team_size_for<Exec>(kRowThreads);
+  Kokkos::TeamPolicy<Exec> pol(static_cast<int>((rows + T - 1) / T), T);
+  pol.set_scratch_size(0, Kokkos::PerTeam(bytes_per_thread * static_cast<std::size_t>(T) + 64));
+  return pol;
+}
+
 /// splitmix64 finaliser (structure hash).
 KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
@@ -67,29 +94,72 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/// Order-independent 64-bit hash of a CRS structure (row_map and entries, which determine it
-/// fully), used to check that numeric reuse receives the matrices the symbolic phase saw. One
-/// flat pass over max(nnz, n + 1) indices (coalesced; a thread per row looping over its entries
-/// read B's rows uncoalesced and cost a noticeable part of a numeric re-setup).
-template <class Exec, class RowMap, class Entries>
-std::uint64_t structure_hash(const RowMap& row_map, const Entries& entries, std::int64_t n) {
-  std::uint64_t h = 0;
-  const std::int64_t ne = static_cast<std::int64_t>(entries.extent(0));
-  const std::int64_t re = static_cast<std::int64_t>(row_map.extent(0));
-  const std::int64_t nr = re < n + 1 ? re : n + 1;  // a 0 x 0 matrix may have no row_map
-  const std::int64_t len = ne > nr ? ne : nr;
-  Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::structure_hash", Kokkos::RangePolicy<Exec>(0, len),
-      KOKKOS_LAMBDA(const std::int64_t p, std::uint64_t& acc) {
-        if (p < ne)
-          acc += mix64(mix64(static_cast<std::uint64_t>(p)) ^
-                       static_cast<std::uint64_t>(entries(p)));
-        if (p < nr)
-          acc += mix64(mix64(~static_cast<std::uint64_t>(p)) ^
-                       static_cast<std::uint64_t>(row_map(p)));
-      },
-      h);
+/// Hash of one index value at position `pos` of a structure array (`salt` tells the arrays
+/// apart): 32-bit multiplies only (murmur3's finaliser), summed in 64 bits by the caller. A 64-bit
+/// splitmix per index made the check compute-bound (three emulated 64-bit multiplies per index:
+/// 45 us for 12 M indices on the H100, session 7).
+KOKKOS_INLINE_FUNCTION std::uint64_t index_hash(std::uint64_t pos, std::uint64_t value, std::uint32_t salt) {
+  std::uint32_t h = static_cast<std::uint32_t>(pos) * 0x9E3779B1u ^ static_cast<std::uint32_t>(pos >> 32) ^
+                    (static_cast<std::uint32_t>(value) + static_cast<std::uint32_t>(value >> 32) * 0x7FEB352Du) ^ salt;
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
   return h;
+}
+
+/// Order-independent 64-bit hash of two CRS structures together (row_map and entries of A and of
+/// B, which determine them fully), used to check that numeric reuse receives the matrices the
+/// symbolic phase saw. One launch over the four index arrays laid end to end (coalesced), a team
+/// sum per 2048 indices and one 64-bit atomic per team into a device scalar, one copy to the host.
+/// Why not two Kokkos range reductions (the previous form): ncu on the H100 (session 7) timed
+/// them at 75 + 21 us for a 5 M-nnz A and a 1 M-row P (Kokkos 3.4 launched 256 blocks, 21 %
+/// occupancy) plus a host synchronisation each; with the check, an AMG re-setup (AP and RAP) of
+/// the 2D Laplacian took 0.98-0.99 ms instead of 0.71-0.72 ms.
+template <class Exec, class RA, class EA, class RB, class EB>
+std::uint64_t structure_hash2(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
+                              const EB& entB, std::int64_t nB) {
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  // a 0 x 0 matrix may have no row_map
+  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
+  const std::int64_t s0 = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t s1 = s0 + rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA);
+  const std::int64_t s2 = s1 + static_cast<std::int64_t>(entB.extent(0));
+  const std::int64_t len = s2 + rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
+  Kokkos::View<std::int64_t, typename Exec::memory_space> sum("kkperm::esc::structure_hash");
+  if (len > 0) {
+    const int T = is_host_exec<Exec>() ? 1 : 256;
+    const std::int64_t per_team = std::int64_t(T) * 8;
+    const std::int64_t league = (len + per_team - 1) / per_team;
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::structure_hash", policy_t(league, T),
+        KOKKOS_LAMBDA(const member_t& team) {
+          const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
+          const std::int64_t e = b + per_team < len ? b + per_team : len;
+          std::uint64_t h = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, b, e),
+              [&](const std::int64_t q, std::uint64_t& acc) {
+                if (q < s0)
+                  acc += index_hash(std::uint64_t(q), static_cast<std::uint64_t>(entA(q)), 0x1u);
+                else if (q < s1)
+                  acc += index_hash(std::uint64_t(q - s0), static_cast<std::uint64_t>(rowA(q - s0)), 0x2B7E1516u);
+                else if (q < s2)
+                  acc += index_hash(std::uint64_t(q - s1), static_cast<std::uint64_t>(entB(q - s1)), 0x28AED2A6u);
+                else
+                  acc += index_hash(std::uint64_t(q - s2), static_cast<std::uint64_t>(rowB(q - s2)), 0xABF71588u);
+              },
+              h);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() {
+            kkperm::atomic_add_i64(&sum(), static_cast<std::int64_t>(h));  // wraps like the sum mod 2^64
+          });
+        });
+  }
+  std::int64_t h = 0;
+  Kokkos::deep_copy(h, sum);
+  return static_cast<std::uint64_t>(h) ^ mix64(static_cast<std::uint64_t>(len));
 }
 
 /// F_i = Σ_{k in row i of A} nnz(B row k) into `work`; returns {Σ F_i, max F_i}.
@@ -388,11 +458,16 @@ KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O 
 // Symbolic: count (fill == false) or write sorted unique columns (fill == true).
 // ---------------------------------------------------------------------------------------------
 
+/// Bin 0 symbolic: one thread per row, F <= max_f products expanded into its scratch arrays with
+/// insertion (expansion and sort in one sweep), contracted, counted or written.
 template <class Exec, class Args>
-void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, bool fill) {
+void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_f,
+                         bool fill) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
+  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
   if (end <= begin) return;
+  const std::int64_t cap = max_f > 0 ? max_f : 1;
   const auto rowA = g.rowA, rowB = g.rowB;
   const auto entA = g.entA, entB = g.entB;
   const auto valA = g.valA, valB = g.valB;
@@ -402,13 +477,22 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, bo
   const auto entC = g.entC;
   const auto valC = g.valC;
   const bool direct = g.direct, drop = g.drop;
+  const std::size_t per_thread = static_cast<std::size_t>(cap) * (sizeof(O) + (drop ? sizeof(V) : 0)) + 16;
+  int T = 1;
+  const auto policy = row_thread_policy<Exec>(end - begin, per_thread, T);
   Kokkos::parallel_for(
       fill ? "kkperm::spgemm::esc::symbolic_fill_thread" : "kkperm::spgemm::esc::symbolic_count_thread",
-      Kokkos::RangePolicy<Exec>(begin, end), KOKKOS_LAMBDA(const std::int64_t p) {
+      policy, KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        V* vbase = drop ? static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8))
+                        : nullptr;
+        O* cbase = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * T * cap, 8));
+        const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
+        if (p >= end) return;
+        const StridedArray<O> cols{cbase + tr, T};
+        const StridedArray<V> vals{drop ? vbase + tr : vbase, T};
         const auto i = perm(p);
         const std::int64_t o = direct ? static_cast<std::int64_t>(i) : p;
-        O cols[kThreadCapacity];
-        V vals[kThreadCapacity];
         int n = 0;
         for (auto pa = rowA(i); pa < rowA(i + 1); ++pa) {
           const auto k = entA(pa);
@@ -765,20 +849,30 @@ void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t 
 // store per product.
 // ---------------------------------------------------------------------------------------------
 
+/// Bin 0 numeric by search: one thread per row (max_c: longest C row of the bin), accumulator in
+/// the thread's scratch array.
 template <class Exec, class Args, class Flag, class AprodView, class SlotView>
-void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, const Flag& missing,
-                        const AprodView& aprod, const SlotView& slot, bool record) {
+void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
+                        const Flag& missing, const AprodView& aprod, const SlotView& slot,
+                        bool record) {
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
+  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
   if (end <= begin) return;
+  const std::int64_t cap = max_c > 0 ? max_c : 1;
+  int T = 1;
+  const auto policy = row_thread_policy<Exec>(end - begin, static_cast<std::size_t>(cap) * sizeof(V), T);
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::numeric_thread", Kokkos::RangePolicy<Exec>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t p) {
+      "kkperm::spgemm::esc::numeric_thread", policy, KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        V* base = static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8));
+        const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
+        if (p >= end) return;
+        const StridedArray<V> acc{base + tr, T};
         const auto i = g.perm(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
-        V acc[kThreadCapacity];
         for (std::int64_t t = 0; t < ce - cb; ++t) acc[t] = V(0);
         for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
           const auto k = g.entA(pa);
@@ -960,20 +1054,28 @@ int fit_team_size_v(int threads, int vec, const Functor& functor, std::size_t sc
   }
 }
 
-/// Bin 0 numeric with the slot map: one thread per row, accumulator in a per-thread array.
+/// Bin 0 numeric with the slot map: one thread per row (max_c: longest C row of the bin),
+/// accumulator in the thread's scratch array.
 template <class Exec, class Args, class AprodView, class SlotView>
-void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
+void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                               const AprodView& aprod, const SlotView& slot) {
   using V = typename Args::ValC::non_const_value_type;
+  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
   if (end <= begin) return;
+  const std::int64_t cap = max_c > 0 ? max_c : 1;
+  int T = 1;
+  const auto policy = row_thread_policy<Exec>(end - begin, static_cast<std::size_t>(cap) * sizeof(V), T);
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::numeric_thread_slots", Kokkos::RangePolicy<Exec>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t p) {
+      "kkperm::spgemm::esc::numeric_thread_slots", policy, KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        V* base = static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8));
+        const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
+        if (p >= end) return;
+        const StridedArray<V> acc{base + tr, T};
         const auto i = g.perm(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
-        V acc[kThreadCapacity];
         for (std::int64_t t = 0; t < nc; ++t) acc[t] = V(0);
         for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
           const auto k = g.entA(pa);
@@ -987,11 +1089,14 @@ void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t en
       });
 }
 
-/// Bins 1-3 numeric with the slot map: one team per row; A entries over the team's threads,
-/// B's row over the vector lanes (coalesced reads of valB and slot); each product added
-/// atomically at acc[slot] — acc in team scratch (level 0 when max_c fits, else level 1) for
-/// bins 1-2, C's values directly for the global bin (`in_place`: rows owned by one team, so
-/// the atomics never conflict across teams). Then one coalesced write of the row.
+/// Bins 1-3 numeric with the slot map: a group of `threads` threads (threads / vec threads of
+/// vec vector lanes) per row; A entries over the group's threads, B's row over the vector lanes
+/// (coalesced reads of valB and slot); each product added atomically at acc[slot] — acc in team
+/// scratch (level 0 when it fits, else level 1) for bins 1-2, C's values directly for the global
+/// bin (`in_place`: rows owned by one team, so the atomics never conflict across teams). Then one
+/// coalesced write of the row. With threads < 128 (the warp bin) a team holds 128 / threads row
+/// groups: one 32-thread team per row (the previous form) capped the H100 at 32 resident blocks,
+/// 50 % occupancy (ncu, session 7: RAP of a 2D Laplacian, 306 us for 144 k rows).
 template <class Exec, class Args, class AprodView, class SlotView>
 void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end, int threads,
                             int vec, std::int64_t max_c, bool in_place, const AprodView& aprod,
@@ -1000,25 +1105,37 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
-  const std::size_t bytes = in_place ? 0 : static_cast<std::size_t>(max_c) * sizeof(V) + 128;
-  const int level =
-      in_place || bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
+  const std::int64_t stride = (max_c + 3) / 4 * 4;  // per-row accumulator, 32-byte multiples
+  const std::size_t row_bytes = in_place ? 0 : static_cast<std::size_t>(stride) * sizeof(V);
+  const std::size_t max0 = static_cast<std::size_t>(policy_t::scratch_size_max(0));
+  int rows = is_host_exec<Exec>() || in_place || threads >= 128 ? 1 : 128 / (threads > 0 ? threads : 1);
+  while (rows > 1 && rows * row_bytes + 128 > max0) rows /= 2;
+  const std::size_t bytes = in_place ? 0 : rows * row_bytes + 128;
+  const int level = in_place || bytes <= max0 ? 0 : 1;
   level_out = in_place ? -1 : level;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
+    const int tpr = team.team_size() / rows;  // threads (of vec lanes) per row group
+    const int grp = team.team_rank() / tpr, gt = team.team_rank() % tpr;
+    const int v = vec;  // lanes per thread (1 on host backends: vector_length_for)
+    const std::int64_t p = begin + std::int64_t(team.league_rank()) * rows + grp;
+    const bool live = p < end;
+    const auto i = live ? g.perm(p) : 0;
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
-    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-    const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
-    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
-    const std::int64_t a1 = static_cast<std::int64_t>(g.rowA(i + 1));
+    const std::int64_t cb = live ? static_cast<std::int64_t>(g.rowC(o)) : 0;
+    const std::int64_t nc = live ? static_cast<std::int64_t>(g.rowC(o + 1)) - cb : 0;
+    const std::int64_t a0 = live ? static_cast<std::int64_t>(g.rowA(i)) : 0;
+    const std::int64_t a1 = live ? static_cast<std::int64_t>(g.rowA(i + 1)) : 0;
     V* acc = in_place ? g.valC.data() + cb
                       : static_cast<V*>(team.team_scratch(level).get_shmem_aligned(
-                            sizeof(V) * (nc > 0 ? nc : 1), 8));
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nc),
-                         [&](const std::int64_t t) { acc[t] = V(0); });
+                            rows * row_bytes > 0 ? rows * row_bytes : sizeof(V), 32)) +
+                            std::int64_t(grp) * stride;
+    const std::int64_t step = std::int64_t(tpr) * v;
+    for (std::int64_t t0 = std::int64_t(gt) * v; t0 < nc; t0 += step)
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, v), [&](const int l) {
+        if (t0 + l < nc) acc[t0 + l] = V(0);
+      });
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, a0, a1), [&](const std::int64_t pa) {
+    for (std::int64_t pa = a0 + gt; pa < a1; pa += tpr) {
       const auto k = g.entA(pa);
       const V a = g.valA(pa);
       const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
@@ -1027,19 +1144,161 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, len), [&](const std::int64_t q) {
         Kokkos::atomic_add(&acc[slot(base + q)], a * g.valB(b0 + q));
       });
-    });
+    }
     if (!in_place) {
       team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, nc),
-                           [&](const std::int64_t t) { g.valC(cb + t) = acc[t]; });
+      for (std::int64_t t0 = std::int64_t(gt) * v; t0 < nc; t0 += step)
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, v), [&](const int l) {
+          if (t0 + l < nc) g.valC(cb + t0 + l) = acc[t0 + l];
+        });
     }
   };
-  const int ts = fit_team_size_v<Exec>(threads, vec, body, level == 0 ? bytes : 0);
-  policy_t policy(static_cast<int>(end - begin), ts, vec);
+  int ts = fit_team_size_v<Exec>(threads * rows, vec, body, level == 0 ? bytes : 0);
+  ts = ts / rows * rows;  // whole row groups
+  if (ts < rows) ts = rows;
+  const std::int64_t league = (end - begin + rows - 1) / rows;
+  policy_t policy(static_cast<int>(league), ts, vec);
   if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(in_place ? "kkperm::spgemm::esc::numeric_global_slots"
                                 : "kkperm::spgemm::esc::numeric_team_slots",
                        policy, body);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gather plan (numeric re-setup without search, scratch or atomics). For every destination entry
+// e of C (C's own order, or permuted order), the list of its products as one word
+// (pa << 32) | pb, the lists laid out by e: glist[gptr(e), gptr(e + 1)). Built once from a filled
+// slot map; numeric is then one thread per C entry summing its list and writing once.
+// Why: the slot-map kernels reach 3-6x the byte floor (ncu, H100, session 7: bin 0 of the 2D
+// Laplacian's AP at 159 us, the warp bin of its RAP at 293 us, latency-bound on per-row chains
+// of dependent loads and shared-memory atomics). Memory: Σ F_i · 8 + (nnz(C) + 1) · 4 bytes
+// (EscStats::gather_bytes), plus nnz(C) + n ints while it is built. Within one entry the order
+// of the products (so of the sum) is the order the build's atomics gave: on a GPU not run-to-run
+// bitwise reproducible, like the atomics of the slot-map kernels; on host backends product order.
+// ---------------------------------------------------------------------------------------------
+
+/// Row of A nonzero pa: the i with rowA(i) <= pa < rowA(i + 1) (binary search; empty rows skipped).
+template <class RowA>
+KOKKOS_INLINE_FUNCTION std::int64_t row_of_entry(const RowA& rowA, std::int64_t n, std::int64_t pa) {
+  std::int64_t lo = 0, hi = n;  // rowA(lo) <= pa < rowA(hi)
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(rowA(mid)) <= pa) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// Calls f(pa, pb, e) for every product of A nonzero pa (pb: B's nonzero, e: its destination
+/// entry, from the slot map), one thread per A nonzero. inv: plan position of each row (used
+/// when the destination is in permuted order).
+template <class Exec, class Args, class AprodView, class SlotView, class InvView, class F>
+void for_each_product_dest(const char* label, const Args& g, std::int64_t n, std::int64_t nnz_a,
+                           const AprodView& aprod, const SlotView& slot, const InvView& inv, const F& f) {
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<Exec>(0, nnz_a), KOKKOS_LAMBDA(const std::int64_t pa) {
+        const std::int64_t i = row_of_entry(g.rowA, n, pa);
+        const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const auto k = g.entA(pa);
+        const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+        const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+        const std::int64_t base = aprod(pa);
+        for (std::int64_t q = 0; q < len; ++q) f(pa, b0 + q, cb + static_cast<std::int64_t>(slot(base + q)));
+      });
+}
+
+/// Builds gptr (nnz(C) + 1) and glist (Σ F_i) from the slot map; cnt: nnz(C) ints, zeroed by the
+/// caller (scratch); inv: n ints (filled here when the destination is permuted).
+template <class Exec, class Args, class AprodView, class SlotView, class IntView, class ListView>
+void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::int64_t nnz_c,
+                       const AprodView& aprod, const SlotView& slot, const IntView& inv,
+                       const IntView& cnt, const IntView& gptr, const ListView& glist) {
+  if (!g.direct) {
+    const auto perm = g.perm;
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::gather_inverse_perm", Kokkos::RangePolicy<Exec>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t p) { inv(perm(p)) = static_cast<int>(p); });
+  }
+  for_each_product_dest<Exec>(
+      "kkperm::spgemm::esc::gather_count", g, n, nnz_a, aprod, slot, inv,
+      KOKKOS_LAMBDA(std::int64_t, std::int64_t, std::int64_t e) { Kokkos::atomic_increment(&cnt(e)); });
+  Kokkos::parallel_scan(
+      "kkperm::spgemm::esc::gather_ptr", Kokkos::RangePolicy<Exec>(0, nnz_c + 1),
+      KOKKOS_LAMBDA(const std::int64_t e, int& upd, const bool final) {
+        if (final) gptr(e) = upd;
+        if (e < nnz_c) upd += cnt(e);
+      });
+  // positions count up from 0 again: on host backends (one thread) each list is in product order,
+  // the order the search and slot-map kernels sum in, so the results are bitwise equal there
+  Kokkos::deep_copy(cnt, 0);
+  for_each_product_dest<Exec>(
+      "kkperm::spgemm::esc::gather_fill", g, n, nnz_a, aprod, slot, inv,
+      KOKKOS_LAMBDA(std::int64_t pa, std::int64_t pb, std::int64_t e) {
+        const int r = Kokkos::atomic_fetch_add(&cnt(e), 1);
+        glist(gptr(e) + r) = (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(pb);
+      });
+}
+
+/// Vector lanes per C entry of numeric_gather: 32 when the mean list length Σ F_i / nnz(C) is at
+/// least 32, else 1 (a thread per entry); 1 on host backends. Measured (H100, session 7, run 34,
+/// kkperm_spgemm re-setup, lanes = largest power of two <= the mean vs 1): mean 48.7 (RAP of the
+/// 3D 27-point Laplacian) 0.162 ms with 32 lanes vs 0.240 with 1; every product with a mean of
+/// 1.9-10.9 was slower with 2-8 lanes than with 1 (up to 2.4x: the 2D Laplacian's AP 0.246 vs
+/// 0.102 ms). Means between 11 and 48 were not measured.
+template <class Exec>
+int gather_lanes_for(std::int64_t sum_work, std::int64_t nnz_c) {
+  if constexpr (is_host_exec<Exec>()) {
+    (void)sum_work;
+    (void)nnz_c;
+    return 1;
+  } else {
+    return nnz_c > 0 && sum_work / nnz_c >= 32 ? 32 : 1;
+  }
+}
+
+/// Numeric through the gather plan: valC(e) = Σ valA(pa) · valB(pb) over e's list. lanes == 1:
+/// one thread per entry; lanes > 1: `lanes` vector lanes per entry split its list (coalesced
+/// reads of the list, a lane reduction) — for long lists, where one thread per entry leaves few
+/// threads each walking a long serial loop (RAP of the 3D 27-point Laplacian: 49 products per
+/// entry, 262 k entries). See gather_lanes_for.
+template <class Exec, class Args, class IntView, class ListView>
+void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView& gptr, const ListView& glist) {
+  using V = typename Args::ValC::non_const_value_type;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  const auto valA = g.valA, valB = g.valB;
+  const auto valC = g.valC;
+  if (nnz_c <= 0) return;
+  const auto term = [=] KOKKOS_FUNCTION(const int j) {
+    const std::uint64_t w = glist(j);
+    return valA(static_cast<std::int64_t>(w >> 32)) * valB(static_cast<std::int64_t>(w & 0xFFFFFFFFull));
+  };
+  if (lanes <= 1) {
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::numeric_gather", Kokkos::RangePolicy<Exec>(0, nnz_c),
+        KOKKOS_LAMBDA(const std::int64_t e) {
+          V sum = V(0);
+          const int j1 = gptr(e + 1);
+          for (int j = gptr(e); j < j1; ++j) sum += term(j);
+          valC(e) = sum;
+        });
+    return;
+  }
+  const int ts = is_host_exec<Exec>() ? 1 : 256 / lanes;  // host: lanes run serially in list order
+  const std::int64_t league = (nnz_c + ts - 1) / ts;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::numeric_gather_lanes", policy_t(static_cast<int>(league), ts, lanes),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const std::int64_t e = std::int64_t(team.league_rank()) * ts + team.team_rank();
+        if (e >= nnz_c) return;
+        const int j0 = gptr(e);
+        V sum = V(0);
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, gptr(e + 1) - j0),
+            [&](const int t, V& acc) { acc += term(j0 + t); }, sum);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { valC(e) = sum; });
+      });
 }
 
 /// Permuted → original order: C row i = Cp row p where perm(p) = i (columns, and/or values).

@@ -15,7 +15,8 @@
  *     team_max / above), stable inside a bin; C is written either straight to its final rows
  *     (EscOutputOrder::direct) or in permuted order and put back by a gather timed separately
  *     (EscOutputOrder::permuted_then_restore);
- *  3. bins: ≤ thread_max one thread, expanded row in per-thread arrays (insertion sort);
+ *  3. bins: ≤ thread_max one thread, expanded row in the thread's slice of team scratch
+ *     (insertion sort);
  *     ≤ warp_max one team of warp_team_size threads and ≤ team_max one team of block_team_size
  *     threads, the row's columns inserted into a hash table in scratch (level 0 when it fits,
  *     level 1 otherwise; reported): count = inserts, fill = compact + sort only the unique
@@ -37,6 +38,11 @@
  *     through the slot map: per product one read of B's value and its slot, an atomic add into
  *     the row's accumulator (team scratch; C's values directly for the global bin), one write.
  *     Without a slot map every numeric searches.
+ *  6. gather plan (the AMG re-setup path): the second numeric turns the filled slot map into,
+ *     per entry of C, the list of its products (A index, B index; Σ F_i · 8 + (nnz(C) + 1) · 4
+ *     bytes, EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
+ *     memory_limit_bytes) and releases the slot map; that numeric and every later one is one
+ *     thread per C entry summing its list — no search, no scratch, no atomics, one write.
  *
  * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
  * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
@@ -45,7 +51,8 @@
  * structure hash unless EscConfig::check_reuse is false). With drop_zeros the structure depends
  * on the values, so symbolic() writes the values too and numeric() recomputes structure and
  * values (no structure reuse; C's nnz may change).
- * Memory: plan O(n), C, the global-bin buffer and the slot map; total reported in stats();
+ * Memory: plan O(n), C, the global-bin buffer and the slot map (later the gather plan); total
+ * reported in stats();
  * inputs whose C would overflow the offset type or exceed memory_limit_bytes get EscCapacityError
  * (a std::invalid_argument) stating the bytes needed. Use a 64-bit OffsetType (size_type) for
  * nnz(C) > 2^31 - 1.
@@ -80,7 +87,7 @@ enum class EscOutputOrder { direct, permuted_then_restore };
  * record the measurement here when done).
  */
 struct EscConfig {
-  std::int64_t thread_max = 32;    ///< one thread per row up to this work (≤ 32, register arrays)
+  std::int64_t thread_max = 32;    ///< one thread per row up to this work (≤ 32, scratch arrays)
   std::int64_t warp_max = 736;     ///< one warp-sized team per row up to this work
   std::int64_t team_max = 6144;    ///< one block-sized team per row, scratch memory
   int warp_team_size = 32;         ///< threads of the "warp" bin team (1 on host backends)
@@ -100,6 +107,14 @@ struct EscConfig {
   /// memory_limit_bytes (the registry plan sets that to a fraction of device memory). Lower it
   /// to trade numeric re-setup speed for memory (Σ F_i · 2 or 4 bytes).
   std::size_t slot_map_limit_bytes = std::numeric_limits<std::size_t>::max();
+  /// Largest gather plan (per C entry the list of its products, Σ F_i · 8 + (nnz(C) + 1) · 4
+  /// bytes) the second numeric() may build from the filled slot map; from then on numeric is one
+  /// thread per C entry without atomics, and the slot map is released. 0: never (numeric stays on
+  /// the slot map). Also needs Σ F_i, nnz(C) < 2^31 and nnz(A), nnz(B) < 2^32.
+  std::size_t gather_plan_limit_bytes = std::numeric_limits<std::size_t>::max();
+  /// Vector lanes per C entry in the gather numeric (power of two ≤ 32); 0: 32 when the mean list
+  /// length Σ F_i / nnz(C) is ≥ 32, else 1 (esc_impl::gather_lanes_for; 1 on host backends).
+  int gather_lanes = 0;
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
@@ -117,6 +132,10 @@ struct EscStats {
   double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
   double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
   bool numeric_used_slots = false;  ///< last numeric() went through the slot map
+  bool numeric_used_gather = false;  ///< last numeric() went through the gather plan
+  std::size_t gather_bytes = 0;      ///< gather plan kept for numeric (0: none)
+  double gather_build_s = 0;         ///< building it (inside the numeric() that built it)
+  int gather_lanes = 0;              ///< vector lanes per C entry of the last gather numeric
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -212,6 +231,9 @@ class EscSpgemm {
                        << c.thread_max << ", " << c.warp_max << ", " << c.team_max << ")");
     KKPERM_REQUIRE(c.warp_team_size > 0 && c.block_team_size > 0 && c.global_team_size > 0,
                    "kkperm::spgemm::EscConfig: team sizes must be positive");
+    KKPERM_REQUIRE(c.gather_lanes >= 0 && c.gather_lanes <= 32 && (c.gather_lanes & (c.gather_lanes - 1)) == 0,
+                   "kkperm::spgemm::EscConfig: gather_lanes " << c.gather_lanes
+                                                              << " is not 0 (auto) or a power of two <= 32");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
                    "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
                                                                      << " below 1 KiB");
@@ -236,6 +258,9 @@ class EscSpgemm {
     validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
     has_symbolic_ = false;
     slots_ready_ = false;
+    gather_ready_ = false;
+    gptr_ = Kokkos::View<int*, device_type>();
+    glist_ = Kokkos::View<std::uint64_t*, device_type>();
     stats_ = EscStats{};
     const std::int64_t n = A.numRows();
     stats_.num_rows = n;
@@ -286,7 +311,7 @@ class EscSpgemm {
                                          << " bytes in all (estimate: plan + C + buffers), above "
                                             "the memory limit of "
                                          << cfg_.memory_limit_bytes << " bytes");
-    for (int b = 1; b <= 3; ++b)
+    for (int b = 0; b <= 3; ++b)
       bin_max_c_[b] = esc_impl::bin_max_count<exec>(perm_, cnt, bin_off_[b], bin_off_[b + 1], direct);
 
     // ---- fill pass
@@ -341,8 +366,8 @@ class EscSpgemm {
     a_nnz_ = A.nnz();
     b_nnz_ = B.nnz();
     if (cfg_.check_reuse) {
-      a_hash_ = esc_impl::structure_hash<exec>(A.graph.row_map, A.graph.entries, A.numRows());
-      b_hash_ = esc_impl::structure_hash<exec>(B.graph.row_map, B.graph.entries, B.numRows());
+      ab_hash_ = esc_impl::structure_hash2<exec>(A.graph.row_map, A.graph.entries, A.numRows(),
+                                                 B.graph.row_map, B.graph.entries, B.numRows());
     }
     has_symbolic_ = true;
   }
@@ -357,8 +382,8 @@ class EscSpgemm {
                                                  << ") differ from those given to symbolic()");
     if (cfg_.check_reuse) {
       KKPERM_REQUIRE(
-          esc_impl::structure_hash<exec>(A.graph.row_map, A.graph.entries, A.numRows()) == a_hash_ &&
-              esc_impl::structure_hash<exec>(B.graph.row_map, B.graph.entries, B.numRows()) == b_hash_,
+          esc_impl::structure_hash2<exec>(A.graph.row_map, A.graph.entries, A.numRows(),
+                                          B.graph.row_map, B.graph.entries, B.numRows()) == ab_hash_,
           "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
           "symbolic()");
     }
@@ -373,9 +398,15 @@ class EscSpgemm {
     auto t0 = now();
     args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
                       : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
-    const bool searched = !slots_ready_;
-    stats_.numeric_used_slots = slots_ready_;
-    if (slots_ready_ && slot16_.extent(0) > 0) {
+    const bool searched = !slots_ready_ && !gather_ready_;
+    if (slots_ready_ && !gather_ready_) build_gather_plan(g, A.nnz(), B.nnz());
+    stats_.numeric_used_slots = slots_ready_ && !gather_ready_;
+    stats_.numeric_used_gather = gather_ready_;
+    if (gather_ready_) {
+      stats_.gather_lanes = cfg_.gather_lanes > 0 ? cfg_.gather_lanes
+                                                  : esc_impl::gather_lanes_for<exec>(stats_.sum_work, stats_.nnz_c);
+      esc_impl::numeric_gather<exec>(g, stats_.nnz_c, stats_.gather_lanes, gptr_, glist_);
+    } else if (slots_ready_ && slot16_.extent(0) > 0) {
       run_numeric_slots(g, slot16_);
     } else if (slots_ready_) {
       run_numeric_slots(g, slot32_);
@@ -408,7 +439,7 @@ class EscSpgemm {
   void run_numeric_search(const args_t& g, const SlotView& slot, bool record) {
     using exec = execution_space;
     Kokkos::deep_copy(missing_, 0);
-    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], missing_, aprod_, slot, record);
+    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
     esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
                                      bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
                                      record, stats_.numeric_level_warp);
@@ -424,7 +455,7 @@ class EscSpgemm {
   void run_numeric_slots(const args_t& g, const SlotView& slot) {
     using exec = execution_space;
     const int v = stats_.vector_length;
-    esc_impl::numeric_thread_bin_slots<exec>(g, bin_off_[0], bin_off_[1], aprod_, slot);
+    esc_impl::numeric_thread_bin_slots<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], aprod_, slot);
     esc_impl::numeric_team_bin_slots<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size, v,
                                            bin_max_c_[1], false, aprod_, slot,
                                            stats_.numeric_level_warp);
@@ -434,6 +465,50 @@ class EscSpgemm {
     int unused = 0;
     esc_impl::numeric_team_bin_slots<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size, v,
                                            0, true, aprod_, slot, unused);
+  }
+
+  /// Builds the gather plan from the filled slot map when it fits the limits (else numeric stays
+  /// on the slot map), then releases the slot map. Timed in EscStats::gather_build_s.
+  void build_gather_plan(const args_t& g, std::int64_t nnz_a, std::int64_t nnz_b) {
+    using exec = execution_space;
+    const std::int64_t n = stats_.num_rows, nnz_c = stats_.nnz_c, sum = stats_.sum_work;
+    constexpr std::int64_t kInt = std::numeric_limits<int>::max();
+    constexpr std::int64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+    if (cfg_.gather_plan_limit_bytes == 0 || sum == 0 || sum >= kInt || nnz_c >= kInt || n >= kInt ||
+        nnz_a > kU32 || nnz_b > kU32)
+      return;
+    const std::size_t bytes = static_cast<std::size_t>(sum) * sizeof(std::uint64_t) +
+                              static_cast<std::size_t>(nnz_c + 1) * sizeof(int);
+    const std::size_t temp = static_cast<std::size_t>(nnz_c + (g.direct ? 0 : n)) * sizeof(int);
+    if (bytes > cfg_.gather_plan_limit_bytes) return;
+    if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes + temp > cfg_.memory_limit_bytes) return;
+    const auto t0 = now();
+    Kokkos::View<int*, device_type> cnt, inv;
+    try {
+      gptr_ = Kokkos::View<int*, device_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::gather_ptr"), nnz_c + 1);
+      glist_ = Kokkos::View<std::uint64_t*, device_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::gather_list"), sum);
+      cnt = Kokkos::View<int*, device_type>("kkperm::esc::gather_count", nnz_c);
+      inv = Kokkos::View<int*, device_type>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::gather_inv"), g.direct ? 0 : n);
+    } catch (const std::exception&) {  // not enough memory: stay on the slot map
+      gptr_ = Kokkos::View<int*, device_type>();
+      glist_ = Kokkos::View<std::uint64_t*, device_type>();
+      return;
+    }
+    if (slot16_.extent(0) > 0)
+      esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot16_, inv, cnt, gptr_, glist_);
+    else
+      esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot32_, inv, cnt, gptr_, glist_);
+    stats_.gather_build_s = since(t0);
+    stats_.gather_bytes = bytes;
+    stats_.peak_bytes += bytes + temp;
+    gather_ready_ = true;
+    slots_ready_ = false;  // the slot map is not needed any more
+    aprod_ = work_view();
+    slot16_ = Kokkos::View<std::uint16_t*, device_type>();
+    slot32_ = Kokkos::View<std::uint32_t*, device_type>();
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
@@ -484,7 +559,7 @@ class EscSpgemm {
   // Used by the symbolic passes (public: nvcc needs kernels reachable from public members).
   void run_symbolic_bins(const args_t& g, bool fill) {
     using exec = execution_space;
-    esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], fill);
+    esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
     if (cfg_.drop_zeros || !cfg_.team_bin_hash) {  // drop_zeros: kept set depends on sums
       esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
                                         bin_max_work_[1], bin_max_ka_[1],
@@ -622,13 +697,16 @@ class EscSpgemm {
   Kokkos::View<ordinal_type*, device_type> key_buf_;
   values_view val_buf_;
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
-  std::uint64_t a_hash_ = 0, b_hash_ = 0;
+  std::uint64_t ab_hash_ = 0;  ///< structure_hash2 of A and B at symbolic()
   static constexpr std::int64_t kThreadRowMax = esc_impl::kThreadCapacity;
   work_view aprod_;                                ///< slot map: first product of each A nonzero
   Kokkos::View<std::uint16_t*, device_type> slot16_;
   Kokkos::View<std::uint32_t*, device_type> slot32_;
   flag_view missing_{"kkperm::esc::missing"};      ///< raised by the search-based kernels
   bool slots_ready_ = false;                       ///< slot map filled by a numeric()
+  Kokkos::View<int*, device_type> gptr_;           ///< gather plan: list offsets per C entry
+  Kokkos::View<std::uint64_t*, device_type> glist_;  ///< gather plan: (pa << 32) | pb per product
+  bool gather_ready_ = false;                      ///< gather plan built (slot map released)
 };
 
 /// One-shot C = A·B with the ESC kernel (symbolic + numeric).
