@@ -159,7 +159,8 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     }
     B.row_map[i + 1] = static_cast<int>(B.entries.size());
   }
-  const std::vector<int> targets = {0, 1, 31, 32, 33, 735, 736, 737, 6143, 6144, 6145, 9000};
+  // rows of the four bins interleaved, so the plan must regroup them (stable within a bin)
+  const std::vector<int> targets = {6145, 0, 737, 33, 1, 9000, 735, 31, 6143, 736, 32, 6144};
   Host A;
   A.num_rows = static_cast<int>(targets.size());
   A.num_cols = 10000;
@@ -217,6 +218,18 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     EXPECT_EQ(s.bin_rows[3], 2);
     EXPECT_EQ(s.global_chunks, 2);
     EXPECT_EQ(s.max_work, 9000);
+    EXPECT_EQ(s.bin_max_work[0], 32);
+    EXPECT_EQ(s.bin_max_work[1], 736);
+    EXPECT_EQ(s.bin_max_work[2], 6144);
+    EXPECT_EQ(s.bin_max_work[3], 9000);
+    // the plan: rows grouped by bin, in increasing row order inside each bin
+    std::vector<int> expect_perm;
+    for (int b = 0; b < 4; ++b)
+      for (std::size_t r = 0; r < targets.size(); ++r)
+        if (kkperm::spgemm::esc_impl::bin_of(targets[r], cfg.thread_max, cfg.warp_max, cfg.team_max) == b)
+          expect_perm.push_back(static_cast<int>(r));
+    const auto hp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), esc.permutation());
+    EXPECT_EQ(std::vector<int>(hp.data(), hp.data() + hp.extent(0)), expect_perm) << what;
     EXPECT_EQ(s.sum_work, std::accumulate(targets.begin(), targets.end(), std::int64_t(0)));
   }
 }

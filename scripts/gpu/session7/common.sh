@@ -1,14 +1,16 @@
 # Sourced by the session-7 device scripts (from the repo root).
-# s7_setup TAG: unpacks .carry/s7/bin.tgz (new/: this session's kkperm_amg, kkperm_spgemm and
-# SpGEMM tests; old/: kkperm_amg, kkperm_spgemm of the session-3 pack), sets OLD, NEW,
+# s7_setup TAG: unpacks $S7_CARRY/bin.tgz (default .carry/s7; new/: this session's kkperm_amg,
+# kkperm_spgemm and SpGEMM tests; old/: the kkperm_amg, kkperm_spgemm to compare with — in
+# .carry/s7 those of the session-3 pack, in .carry/s7b those of commit 8fc7f50), sets OLD, NEW,
 # KKPERM_MATRICES_DIR, M (real matrices), R ($OUT/TAG), DEADLINE_S (default 480) and `late`
 # (true, and logged, once SECONDS passed DEADLINE_S: later items are skipped so that the tgz gets
 # written), records the GPU and the UTC date in R.
 # s7_tests_and_pack TAG: runs the carried test executables (unless late), packs R into $OUT/TAG.tgz.
 s7_setup() {
-  [[ -d .carry/s7/new ]] || tar -xzf .carry/s7/bin.tgz -C .carry/s7
-  OLD=.carry/s7/old
-  NEW=.carry/s7/new
+  local c=${S7_CARRY:-.carry/s7}
+  [[ -d $c/new ]] || tar -xzf "$c/bin.tgz" -C "$c"
+  OLD=$c/old
+  NEW=$c/new
   export KKPERM_MATRICES_DIR=$PWD/.carry/kkperm-gpu/matrices
   M=$KKPERM_MATRICES_DIR/real
   R=$OUT/$1; mkdir -p "$R"
