@@ -42,7 +42,9 @@
  *     per entry of C, the list of its products (A index, B index; Σ F_i · 8 + (nnz(C) + 1) · 4
  *     bytes, EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
  *     memory_limit_bytes) and releases the slot map; that numeric and every later one is one
- *     thread per C entry summing its list — no search, no scratch, no atomics, one write.
+ *     thread per C entry summing its list — no search, no scratch, no atomics, one write. Lists
+ *     of rows with ≤ esc_impl::kOrderedFillMax products are in product order, so those sums are
+ *     bitwise reproducible from run to run.
  *
  * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
  * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
