@@ -1,7 +1,8 @@
 # Sourced by the session-7 device scripts (from the repo root).
 # s7_setup TAG: unpacks $S7_CARRY/bin.tgz (default .carry/s7; new/: this session's kkperm_amg,
 # kkperm_spgemm and SpGEMM tests; old/: the kkperm_amg, kkperm_spgemm to compare with — in
-# .carry/s7 those of the session-3 pack, in .carry/s7b, s7c, s7d those of commit 8fc7f50),
+# .carry/s7 those of the session-3 pack, in .carry/s7b, s7c, s7d those of commit 8fc7f50, in
+# .carry/s7e those of commit f9c2639),
 # sets OLD, NEW,
 # KKPERM_MATRICES_DIR, M (real matrices), R ($OUT/TAG), DEADLINE_S (default 480) and `late`
 # (true, and logged, once SECONDS passed DEADLINE_S: later items are skipped so that the tgz gets

@@ -1054,6 +1054,18 @@ int fit_team_size_v(int threads, int vec, const Functor& functor, std::size_t sc
   }
 }
 
+/// Calls f(pb, s) for every product of A nonzero pa in product order: pb = B's nonzero, s = the
+/// product's slot (position of its column in C's row) from the slot map.
+template <class Args, class AprodView, class SlotView, class F>
+KOKKOS_INLINE_FUNCTION void for_each_slot_product(const Args& g, std::int64_t pa, const AprodView& aprod,
+                                                  const SlotView& slot, const F& f) {
+  const auto k = g.entA(pa);
+  const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
+  const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
+  const std::int64_t base = aprod(pa);
+  for (std::int64_t q = 0; q < len; ++q) f(b0 + q, static_cast<std::int64_t>(slot(base + q)));
+}
+
 /// Bin 0 numeric with the slot map: one thread per row (max_c: longest C row of the bin),
 /// accumulator in the thread's scratch array.
 template <class Exec, class Args, class AprodView, class SlotView>
@@ -1078,12 +1090,9 @@ void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t en
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
         for (std::int64_t t = 0; t < nc; ++t) acc[t] = V(0);
         for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
-          const auto k = g.entA(pa);
           const V a = g.valA(pa);
-          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
-          const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
-          const std::int64_t base = aprod(pa);
-          for (std::int64_t q = 0; q < len; ++q) acc[slot(base + q)] += a * g.valB(b0 + q);
+          for_each_slot_product(g, pa, aprod, slot,
+                                [&](const std::int64_t pb, const std::int64_t s) { acc[s] += a * g.valB(pb); });
         }
         for (std::int64_t t = 0; t < nc; ++t) g.valC(cb + t) = acc[t];
       });
@@ -1185,6 +1194,11 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
 /// slower (H100, session 7, run 37: 0.66 -> 9.0 ms for RAP of the 3D 27-point Laplacian).
 inline constexpr std::int64_t kOrderedFillMax = 4096;
 
+/// One gather-list word: A nonzero pa in the high 32 bits, B nonzero pb in the low 32 bits.
+KOKKOS_INLINE_FUNCTION std::uint64_t pack_product(std::int64_t pa, std::int64_t pb) {
+  return (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(pb);
+}
+
 /// Row of A nonzero pa: the i with rowA(i) <= pa < rowA(i + 1) (binary search; empty rows skipped).
 template <class RowA>
 KOKKOS_INLINE_FUNCTION std::int64_t row_of_entry(const RowA& rowA, std::int64_t n, std::int64_t pa) {
@@ -1210,11 +1224,8 @@ void for_each_product_dest(const char* label, const Args& g, std::int64_t n, std
         if (min_work >= 0 && static_cast<std::int64_t>(g.work(i)) <= min_work) return;
         const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        const auto k = g.entA(pa);
-        const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
-        const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
-        const std::int64_t base = aprod(pa);
-        for (std::int64_t q = 0; q < len; ++q) f(pa, b0 + q, cb + static_cast<std::int64_t>(slot(base + q)));
+        for_each_slot_product(g, pa, aprod, slot,
+                              [&](const std::int64_t pb, const std::int64_t s) { f(pa, pb, cb + s); });
       });
 }
 
@@ -1249,23 +1260,17 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::i
         if (static_cast<std::int64_t>(g.work(i)) > kOrderedFillMax) return;
         const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        for (auto pa = g.rowA(i); pa < g.rowA(i + 1); ++pa) {
-          const auto k = g.entA(pa);
-          const std::int64_t b0 = static_cast<std::int64_t>(g.rowB(k));
-          const std::int64_t len = static_cast<std::int64_t>(g.rowB(k + 1)) - b0;
-          const std::int64_t base = aprod(pa);
-          for (std::int64_t q = 0; q < len; ++q) {
-            const std::int64_t e = cb + static_cast<std::int64_t>(slot(base + q));
-            glist(gptr(e) + cnt(e)++) = (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(b0 + q);
-          }
-        }
+        for (std::int64_t pa = g.rowA(i); pa < g.rowA(i + 1); ++pa)
+          for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
+            const std::int64_t e = cb + s;
+            glist(gptr(e) + cnt(e)++) = pack_product(pa, pb);
+          });
       });
   // longer rows: one thread per A nonzero, atomic positions
   for_each_product_dest<Exec>(
       "kkperm::spgemm::esc::gather_fill", g, n, nnz_a, aprod, slot, inv, kOrderedFillMax,
       KOKKOS_LAMBDA(std::int64_t pa, std::int64_t pb, std::int64_t e) {
-        const int r = Kokkos::atomic_fetch_add(&cnt(e), 1);
-        glist(gptr(e) + r) = (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(pb);
+        glist(gptr(e) + Kokkos::atomic_fetch_add(&cnt(e), 1)) = pack_product(pa, pb);
       });
 }
 
