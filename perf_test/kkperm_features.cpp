@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
        {"--chunk", "C", "windowed: exact greedy within chunks of C rows (work ~ C * n_row)", "256"},
        {"--perms", "LIST", "all|none|comma list of permutations to build", "all"},
-       {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"}}};
+       {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"},
+       {"--row-lanes", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_lanes (1, 2, 4, ..., 32)", ""},
+       {"--stage-cols", "LIST", "also time sets 1+2 fused, one thread per row, with each listed FeatureParams::row_stage_cols (0 = automatic)", ""}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {
@@ -85,6 +87,31 @@ int main(int argc, char** argv) {
                                                          opt.warmup, opt.repeat, bud));
       record("features_sets12_fused", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kAllSpmvSets); },
                                                           opt.warmup, opt.repeat, bud));
+      const std::string lanes_list = opt.get("--row-lanes", "");
+      for (const auto& item : lanes_list.empty() ? std::vector<std::string>{}
+                                                 : kkperm::perf::split_list(lanes_list, "kkperm_features: --row-lanes")) {
+        kkperm::FeatureParams lp;
+        KKPERM_REQUIRE(item.find_first_not_of("0123456789") == std::string::npos && item.size() <= 2,
+                       "kkperm_features: --row-lanes: '" << item << "' is not a power of two from 1 to 32");
+        lp.row_lanes = std::stoi(item);
+        lp.check("kkperm_features: --row-lanes", sizeof(double));
+        record("features_sets12_fused_lanes" + item,
+               kkperm::time_median([&] { kkperm::spmv_features_raw(A, lp, kkperm::kAllSpmvSets); }, opt.warmup,
+                                   opt.repeat, bud));
+      }
+      const std::string stage_list = opt.get("--stage-cols", "");
+      for (const auto& item : stage_list.empty() ? std::vector<std::string>{}
+                                                 : kkperm::perf::split_list(stage_list, "kkperm_features: --stage-cols")) {
+        kkperm::FeatureParams sp;
+        KKPERM_REQUIRE(item.find_first_not_of("0123456789") == std::string::npos && item.size() <= 5,
+                       "kkperm_features: --stage-cols: '" << item << "' is not 0 or a column count in [33, 4096]");
+        sp.row_lanes = 1;
+        sp.row_stage_cols = std::stoi(item);
+        sp.check("kkperm_features: --stage-cols", sizeof(double));
+        record("features_sets12_fused_stage" + item,
+               kkperm::time_median([&] { kkperm::spmv_features_raw(A, sp, kkperm::kAllSpmvSets); }, opt.warmup,
+                                   opt.repeat, bud));
+      }
       const long exact_max = static_cast<long>(opt.get_double("--exact-max-rows", 0));
       const int cpl = fp.cols_per_line(sizeof(double));
       std::vector<int> identity(h.num_rows);

@@ -160,6 +160,17 @@ TEST(Features, RejectsBadParamsAndUnsortedColumns) {
   p = kkperm::FeatureParams{};
   p.cache_line_bytes = 4;  // narrower than a double
   EXPECT_THROW(kkperm::compute_features(kkperm::to_device<Matrix>(h), p), std::invalid_argument);
+  for (int cols : {-1, 32, 4097}) {  // row_stage_cols: 0 or [33, 4096]
+    p = kkperm::FeatureParams{};
+    p.row_stage_cols = cols;
+    EXPECT_THROW(kkperm::compute_features(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << cols;
+  }
+  for (int lanes : {0, 3, 64}) {  // row_lanes: a power of two from 1 to 32
+    p = kkperm::FeatureParams{};
+    p.row_lanes = lanes;
+    EXPECT_THROW(kkperm::compute_features(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << lanes;
+    EXPECT_THROW(kkperm::spmv_features_raw(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << lanes;
+  }
   auto bad = make(2, 4, {{1, 0}, {2}});
   try {
     kkperm::compute_features(kkperm::to_device<Matrix>(bad));
@@ -210,15 +221,23 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
     // half the trials send rows with more than a few nonzeros down the long-row (team) path
     if (trial % 2 == 1) p.long_row_nnz = 1 + static_cast<int>((seed >> 48) % 12);
     const auto A = kkperm::to_device<Matrix>(h);
-    for (unsigned sets : {1u, 2u, 3u}) {
-      const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets) + " long_row_nnz " +
-                        std::to_string(p.long_row_nnz);
-      const auto dev = kkperm::spmv_features_raw(A, p, sets);
-      const auto ser = kkperm::spmv_features_raw_serial(h, p, sets);
-      expect_raw_equal(dev, ser, what);
-      const auto fd = kkperm::finalize_features(dev, sets);
-      const auto fs = kkperm::finalize_features(ser, sets);
-      EXPECT_EQ(fd.values, fs.values) << what;
+    // both row passes: a thread per row (1) and lanes sharing a row (2..32; host runs them with
+    // one lane, same code path)
+    for (int lanes : {1, 2, 32}) {
+      p.row_lanes = lanes;
+      // the thread-per-row pass with the fewest staged columns (most ranges read in place) and the default
+      p.row_stage_cols = (trial % 2 == 0 && lanes == 1) ? 33 : 0;
+      for (unsigned sets : {1u, 2u, 3u}) {
+        const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets) + " long_row_nnz " +
+                          std::to_string(p.long_row_nnz) + " row_lanes " + std::to_string(lanes) +
+                          " row_stage_cols " + std::to_string(p.row_stage_cols);
+        const auto dev = kkperm::spmv_features_raw(A, p, sets);
+        const auto ser = kkperm::spmv_features_raw_serial(h, p, sets);
+        expect_raw_equal(dev, ser, what);
+        const auto fd = kkperm::finalize_features(dev, sets);
+        const auto fs = kkperm::finalize_features(ser, sets);
+        EXPECT_EQ(fd.values, fs.values) << what;
+      }
     }
   }
 }
@@ -234,12 +253,15 @@ TEST(Features, LongRowPathMatchesSerialTwin) {
   for (const auto& [name, h] : mats) {
     const auto A = kkperm::to_device<Matrix>(h);
     for (int L : {1, 7, 64, 2048}) {
-      kkperm::FeatureParams p;
-      p.long_row_nnz = L;
-      for (unsigned sets : {1u, 2u, 3u}) {
-        const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
-                          std::to_string(sets);
-        expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets), what);
+      for (int lanes : {1, 8}) {
+        kkperm::FeatureParams p;
+        p.long_row_nnz = L;
+        p.row_lanes = lanes;
+        for (unsigned sets : {1u, 2u, 3u}) {
+          const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
+                            std::to_string(sets) + " row_lanes " + std::to_string(lanes);
+          expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets), what);
+        }
       }
     }
   }
@@ -264,6 +286,15 @@ TEST(Features, DeviceMatchesSerialTwinOnRealMatrices) {
     kkperm::FeatureParams lp;  // every row with more than 4 nonzeros through the long-row path
     lp.long_row_nnz = 4;
     expect_raw_equal(kkperm::spmv_features_raw(A, lp), ser, f + " long_row_nnz 4");
+    for (int lanes : {1, 4, 32}) {  // each row pass
+      kkperm::FeatureParams vp;
+      vp.row_lanes = lanes;
+      expect_raw_equal(kkperm::spmv_features_raw(A, vp), ser, f + " row_lanes " + std::to_string(lanes));
+    }
+    kkperm::FeatureParams sp;  // thread per row, 33 staged columns: most ranges read in place
+    sp.row_lanes = 1;
+    sp.row_stage_cols = 33;
+    expect_raw_equal(kkperm::spmv_features_raw(A, sp), ser, f + " row_stage_cols 33");
     ++done;
   }
   EXPECT_GT(done, 0);

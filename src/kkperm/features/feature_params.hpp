@@ -23,6 +23,15 @@ struct FeatureParams {
   /// Device feature passes: rows with more nonzeros than this are handled by a team each
   /// instead of one thread (hub rows of power-law matrices); the values do not depend on it.
   std::int64_t long_row_nnz = 2048;
+  /// Device feature pass: vector lanes per row. 1 (default) = a thread per row, its warp's
+  /// columns staged in team scratch; 2..32 (a power of two) = that many lanes share a row (lane j
+  /// takes entries j, j + lanes, ...). Host backends run either pass with one lane; the values do
+  /// not depend on it. On the H100 (run 41) lanes won only on some matrices with ~32 nonzeros per
+  /// row (8 lanes: 1-63 random columns per row 6.2 -> 5.1 SpMV-eq) and lost up to 8x on short rows.
+  int row_lanes = 1;
+  /// Device feature pass with one thread per row: column entries each warp stages in team
+  /// scratch for its 32 rows and the next one (longer ranges are read in place); 0 = automatic.
+  int row_stage_cols = 0;
 
   /// Columns of the dense operand that share one cache line: cache_line_bytes / value size
   /// (32 for float, 16 for double with the defaults).
@@ -41,6 +50,10 @@ struct FeatureParams {
                    who << ": cache_line_bytes must be positive, got " << cache_line_bytes);
     KKPERM_REQUIRE(value_bytes >= 0, who << ": value_bytes must be >= 0, got " << value_bytes);
     KKPERM_REQUIRE(long_row_nnz > 0, who << ": long_row_nnz must be positive, got " << long_row_nnz);
+    KKPERM_REQUIRE(row_stage_cols == 0 || (row_stage_cols >= 33 && row_stage_cols <= 4096),
+                   who << ": row_stage_cols must be 0 (automatic) or in [33, 4096], got " << row_stage_cols);
+    KKPERM_REQUIRE(row_lanes >= 1 && row_lanes <= 32 && (row_lanes & (row_lanes - 1)) == 0,
+                   who << ": row_lanes must be a power of two from 1 to 32, got " << row_lanes);
     KKPERM_REQUIRE(cols_per_line(matrix_value_size) >= 1,
                    who << ": cache line of " << cache_line_bytes
                        << " bytes holds no value of "

@@ -42,8 +42,11 @@
  *
  * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
  * into a compact accumulator (detail::reduce_rows_staged with a register cap: each warp stages the
- * columns of its 32 rows and the next one in team scratch with coalesced loads, then a thread per
- * row works from there); rows longer than
+ * columns of its 32 rows and the next one in team scratch with coalesced loads - up to
+ * FeatureParams::row_stage_cols entries, by default enough for 1.25x the mean row length within
+ * the 40 KB team scratch, which took the Kronecker mesh of ~70 nonzeros per row from 9.2 to 5.0
+ * SpMV-eq on an H100, run 41 - then a thread per row works from there; FeatureParams::row_lanes
+ * > 1 lets that many vector lanes share each row instead); rows longer than
  * FeatureParams::long_row_nnz are listed and handled by one team each in
  * detail::long_row_features, so hub rows do not serialize the pass. Per-line request counts and
  * per-warp line bitmaps are built with atomics (warp-aggregated on CUDA for the counts; the
@@ -184,6 +187,9 @@ struct PassStat {
     sum += o.sum;
     sumsq += o.sumsq;
   }
+  KOKKOS_INLINE_FUNCTION void join(const volatile PassStat& o) volatile {
+    const_cast<PassStat&>(*this).join(const_cast<const PassStat&>(o));
+  }
   /// The IntStat of `count` added values (an empty one keeps IntStat's empty state).
   IntStat to_int_stat(std::int64_t count) const {
     IntStat s;
@@ -240,7 +246,7 @@ struct RowPassAcc {
   }
 };
 
-/// Columns staged per warp by reduce_rows_staged (6 KB of team scratch per warp).
+/// Columns staged per warp by reduce_rows_staged by default (6 KB of team scratch per warp).
 constexpr int kStageCap = 1536;
 
 /// Orders the lanes of one CUDA warp (a no-op elsewhere).
@@ -256,14 +262,14 @@ KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
  * threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at a time, copies
  * the columns of those rows and of the next one into its slice of team scratch with coalesced
  * loads (lane l reads entries l, l + W, ...), then lane l runs body on row r + l from there.
- * Ranges longer than kStageCap entries are read in place (src = entries.data(), off = 0).
+ * Ranges longer than stage_cap entries are read in place (src = entries.data(), off = 0).
  * Why: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on the
  * first use of each column load (long scoreboard): every thread walked its own row with one
  * dependent load after another.
  */
 template <class Exec, class Value, int MinBlocks, class RowMap, class Entries, class Body>
 Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_map, const Entries& entries,
-                         const Body& body) {
+                         const Body& body, int stage_cap = kStageCap) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   Value out;
@@ -283,20 +289,20 @@ Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_ma
   per_team = (per_team + W - 1) / W * W;  // whole W-row chunks per team
   const int league = static_cast<int>((n + per_team - 1) / per_team);
   policy_t pol(league, team);
-  pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * kStageCap)));
+  pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stage_cap)));
   Kokkos::parallel_reduce(
       label, pol,
       KOKKOS_LAMBDA(const member_t& m, Value& a) {
         const int t = m.team_rank();
         const int lane = t % W, g = t / W;
-        buf_t buf(m.team_scratch(0), std::size_t(groups) * kStageCap);
-        O* mine = buf.data() + std::size_t(g) * kStageCap;
+        buf_t buf(m.team_scratch(0), std::size_t(groups) * stage_cap);
+        O* mine = buf.data() + std::size_t(g) * stage_cap;
         const std::int64_t b0 = static_cast<std::int64_t>(m.league_rank()) * per_team;
         const std::int64_t e0 = b0 + per_team < n ? b0 + per_team : n;
         for (std::int64_t r = b0 + std::int64_t(g) * W; r < e0; r += std::int64_t(groups) * W) {
           const std::int64_t rl = r + W + 1 < n ? r + W + 1 : n;  // one past the row after the chunk
           const F sb = row_map(r), se = row_map(rl);
-          const bool staged = static_cast<std::int64_t>(se - sb) <= kStageCap;
+          const bool staged = static_cast<std::int64_t>(se - sb) <= stage_cap;
           if (staged)
             for (F k = sb + lane; k < se; k += W) mine[k - sb] = entries(k);
           sync_warp_lanes();
@@ -307,6 +313,68 @@ Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_ma
       },
       JoinReducer<Value, Kokkos::HostSpace>(out));
   return out;
+}
+
+/// Per-row sums of the lane-parallel row pass (distinct lines, runs, lines shared with the
+/// previous row), reduced across the lanes of a row with Kokkos' vector reduction.
+struct LaneRowSums {
+  int nb, runs, common;
+  KOKKOS_INLINE_FUNCTION LaneRowSums() : nb(0), runs(0), common(0) {}
+  KOKKOS_INLINE_FUNCTION LaneRowSums& operator+=(const LaneRowSums& o) {
+    nb += o.nb;
+    runs += o.runs;
+    common += o.common;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile LaneRowSums& o) volatile {
+    nb += o.nb;
+    runs += o.runs;
+    common += o.common;
+  }
+};
+
+/// First k in [lo, hi) with entries(k) >= c (entries sorted on that range), hi when none.
+template <class Entries, class F, class O>
+KOKKOS_INLINE_FUNCTION F lower_bound_col(const Entries& entries, F lo, F hi, O c) {
+  while (lo < hi) {
+    const F mid = lo + (hi - lo) / 2;
+    if (entries(mid) < c) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/// First entry of the run of contiguous columns that contains entry k of the sorted list starting
+/// at b: the first j in [b, k] with col(j) - j == col(k) - k (col(j) - j never decreases).
+template <class Entries, class F>
+KOKKOS_INLINE_FUNCTION F run_start(const Entries& entries, F b, F k) {
+  const std::int64_t key = static_cast<std::int64_t>(entries(k)) - static_cast<std::int64_t>(k);
+  F lo = b, hi = k;
+  while (lo < hi) {
+    const F mid = lo + (hi - lo) / 2;
+    if (static_cast<std::int64_t>(entries(mid)) - static_cast<std::int64_t>(mid) < key) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/// Staged columns per warp of the thread-per-row pass: FeatureParams::row_stage_cols, or (0) enough
+/// for 33 rows of 1.25 times the mean length, at least kStageCap, rounded up to 256, capped to
+/// what the team scratch of the warps of a team can hold on this space.
+template <class Exec, class O>
+int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz) {
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  const std::int64_t groups = on_host ? 1 : 4;  // warps per team in reduce_rows_staged
+  const std::int64_t fit =
+      static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) / (groups * std::int64_t(sizeof(O))) - 8;
+  std::int64_t c = requested;
+  if (c == 0) {
+    const double mu = n_row > 0 ? double(nnz) / double(n_row) : 0.0;
+    c = std::max<std::int64_t>(kStageCap, (static_cast<std::int64_t>(33.0 * 1.25 * mu) + 255) / 256 * 256);
+    c = std::min<std::int64_t>(c, fit);
+  }
+  KKPERM_REQUIRE(c <= fit, "kkperm::spmv_features_raw: row_stage_cols " << requested << " needs more team scratch than "
+                                                                         << Kokkos::TeamPolicy<Exec>::scratch_size_max(0)
+                                                                         << " bytes per team");
+  return static_cast<int>(std::max<std::int64_t>(c, 33));
 }
 
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
@@ -340,11 +408,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_common_lines(const Member& m, const Ent
       [&](const F k, std::int64_t& s) {
         if (!first_of_line(entries, b, k, cpl)) return;
         const O l = entries(k) / cpl;
-        F lo = b2, hi = e2;  // first entry with column >= l * cpl
-        while (lo < hi) {
-          const F mid = lo + (hi - lo) / 2;
-          if (entries(mid) < l * cpl) lo = mid + 1; else hi = mid;
-        }
+        const F lo = lower_bound_col(entries, b2, e2, O(l * cpl));  // first entry of line l or beyond
         if (lo < e2 && entries(lo) / cpl == l) s += 1;
       },
       c);
@@ -420,13 +484,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
           auto run_len = [&](const F k) -> std::int64_t {
             if (k + 1 < e && entries(k + 1) == entries(k) + 1) return 0;  // not a run end
             if (k == b || entries(k - 1) + 1 != entries(k)) return 1;
-            const std::int64_t key = static_cast<std::int64_t>(entries(k)) - static_cast<std::int64_t>(k);
-            F lo = b, hi = k;
-            while (lo < hi) {
-              const F mid = lo + (hi - lo) / 2;
-              if (static_cast<std::int64_t>(entries(mid)) - static_cast<std::int64_t>(mid) < key) lo = mid + 1; else hi = mid;
-            }
-            return static_cast<std::int64_t>(k - lo) + 1;
+            return static_cast<std::int64_t>(k - run_start(entries, b, k)) + 1;
           };
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(m, b, e),
@@ -558,59 +616,173 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   // register cap for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers
   // per thread, 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
   using Acc = detail::RowPassAcc<O>;
-  // The rows' columns come from a per-warp staging buffer in team scratch (reduce_rows_staged):
-  // loaded with coalesced reads instead of one dependent load after another per thread.
-  const Acc acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
-      "kkperm::features::rows", n, row_map, entries,
-      KOKKOS_LAMBDA(const std::int64_t row, const O* src, const F off, Acc& a) {
-        const O i = static_cast<O>(row);
-        const F b = row_map(i), e = row_map(i + 1);
-        const O* cols = src + (b - off);
-        const F len = e - b;
-        a.nnz.add(static_cast<O>(len));
-        if (static_cast<std::int64_t>(len) > long_nnz) {
-          long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = row;
-          ++a.n_long;
-          return;
-        }
-        if (want_spmm) {
-          const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
-          O last_line = -1;
-          O nb = 0;
-          for (F k = 0; k < len; ++k) {
-            const O l = cols[k] / cpl;
-            if (l != last_line) {
-              ++nb;
-              last_line = l;
-              kkperm::atomic_increment_aggregated(&line_count(l));
-              Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+  const detail::LineOf<O> lo(cpl);
+  const int lanes = p.row_lanes;
+  KKPERM_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
+                 "kkperm::spmv_features_raw: row_lanes must be a power of two from 1 to 32, got " << lanes);
+  Acc acc;
+  if (lanes == 1) {
+    // A thread per row; the rows' columns come from a per-warp staging buffer in team scratch
+    // (reduce_rows_staged): loaded with coalesced reads instead of one dependent load after
+    // another per thread. Compact accumulator (min/max in the ordinal type, only the sums the
+    // statistics need: 31 registers of state instead of 5 full IntStats' 50) with a register cap
+    // for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers per thread,
+    // 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
+    acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
+        "kkperm::features::rows", n, row_map, entries,
+        KOKKOS_LAMBDA(const std::int64_t row, const O* src, const F off, Acc& a) {
+          const O i = static_cast<O>(row);
+          const F b = row_map(i), e = row_map(i + 1);
+          const O* cols = src + (b - off);
+          const F len = e - b;
+          a.nnz.add(static_cast<O>(len));
+          if (static_cast<std::int64_t>(len) > long_nnz) {
+            long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = row;
+            ++a.n_long;
+            return;
+          }
+          if (want_spmm) {
+            const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
+            O last_line = -1;
+            O nb = 0;
+            for (F k = 0; k < len; ++k) {
+              const O l = lo(cols[k]);
+              if (l != last_line) {
+                ++nb;
+                last_line = l;
+                kkperm::atomic_increment_aggregated(&line_count(l));
+                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+              }
+            }
+            blocks(i) = nb;
+            a.blocks.add(nb);
+            if (i + 1 < n) {
+              const F e2 = row_map(i + 2);
+              if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
+                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, lo)));
+                ++a.adj_count;
+              }
             }
           }
-          blocks(i) = nb;
-          a.blocks.add(nb);
-          if (i + 1 < n) {
-            const F e2 = row_map(i + 2);
-            if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
-              a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, cpl)));
-              ++a.adj_count;
+          if (want_fmt) {
+            O runs = 0, run_len = 0;
+            for (F k = 0; k < len; ++k) {
+              if (k == 0 || cols[k] != cols[k - 1] + 1) {
+                if (run_len > 0) a.run_size.add(run_len);
+                ++runs;
+                run_len = 1;
+              } else {
+                ++run_len;
+              }
             }
+            if (run_len > 0) a.run_size.add(run_len);
+            a.runs.add(runs);
           }
-        }
-        if (want_fmt) {
-          O runs = 0, run_len = 0;
-          for (F k = 0; k < len; ++k) {
-            if (k == 0 || cols[k] != cols[k - 1] + 1) {
-              if (run_len > 0) a.run_size.add(run_len);
-              ++runs;
-              run_len = 1;
-            } else {
-              ++run_len;
+        },
+        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz));
+  } else {
+    // `lanes` vector lanes per row (a thread of the team = `lanes` CUDA threads): lane j takes
+    // entries j, j + lanes, ... of the row (coalesced), flags the first entry of each line and of
+    // each run, and the row's counts are summed across the lanes. Each thread walks a range of
+    // `rpt` consecutive rows; the pair (i - 1, i) is counted at row i (lines of row i found in row
+    // i - 1 by binary search), so the first row of a range also counts the distinct lines of the
+    // row before it. A run's length is found at its last entry (run_start). Run sizes stay per
+    // lane and are joined across the lanes at the end: Kokkos' team reduction reads vector
+    // lane 0 only, and every other total is the same on all lanes after the vector reductions.
+    constexpr int kThreads = 128;
+    constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible;
+    const int vlen = on_host ? 1 : lanes;
+    const int team = on_host ? 1 : kThreads / lanes;
+    // >= 4 rows per thread (the extra row before each range costs <= 1/4), at most 32768 teams
+    const std::int64_t rpt = std::max<std::int64_t>(4, (std::int64_t(n) + std::int64_t(team) * 32768 - 1) /
+                                                           (std::int64_t(team) * 32768));
+    const std::int64_t n_thr = (std::int64_t(n) + rpt - 1) / rpt;
+    const int league = static_cast<int>((n_thr + team - 1) / team);
+    using lpolicy_t = Kokkos::TeamPolicy<exec_t, Kokkos::LaunchBounds<kThreads, 4>>;
+    using lmember_t = typename lpolicy_t::member_type;
+    using RS = detail::LaneRowSums;
+    using PS = detail::PassStat<O>;
+    acc.init();
+    Kokkos::parallel_reduce(
+        "kkperm::features::rows_lanes", lpolicy_t(league, team, vlen),
+        KOKKOS_LAMBDA(const lmember_t& mb, Acc& a) {
+          const std::int64_t s = (static_cast<std::int64_t>(mb.league_rank()) * mb.team_size() + mb.team_rank()) * rpt;
+          if (s >= n) return;
+          const std::int64_t e = s + rpt < n ? s + rpt : std::int64_t(n);
+          PS rs;
+          rs.init();
+          F b = row_map(s);
+          F pb = s > 0 ? row_map(s - 1) : F(0);  // begin of the previous row
+          int prev_nb = -1;                        // its distinct lines; -1: no pair (none, or long)
+          if (want_spmm && s > 0 && static_cast<std::int64_t>(b - pb) <= long_nnz) {
+            int c = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(mb, pb, b),
+                [&](const F k, int& v) { v += (k == pb || lo(entries(k - 1)) != lo(entries(k))) ? 1 : 0; }, c);
+            prev_nb = c;
+          }
+          for (std::int64_t i = s; i < e; ++i) {
+            const F en = row_map(i + 1);
+            const F len = en - b;
+            a.nnz.add(static_cast<O>(len));
+            if (static_cast<std::int64_t>(len) > long_nnz) {
+              Kokkos::single(Kokkos::PerThread(mb),
+                             [&]() { long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = i; });
+              ++a.n_long;
+              prev_nb = -1;
+              pb = b;
+              b = en;
+              continue;
             }
+            const std::int64_t wslot = i % nw;
+            RS rsum;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(mb, b, en),
+                [&](const F k, RS& v) {
+                  const O c = entries(k);
+                  if (want_spmm) {
+                    const O l = lo(c);
+                    if (k == b || lo(entries(k - 1)) != l) {
+                      ++v.nb;
+                      Kokkos::atomic_add(&line_count(l), 1);
+                      Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+                      if (prev_nb >= 0) {
+                        const F q = detail::lower_bound_col(entries, pb, b, lo.first_col(l));
+                        if (q < b && lo(entries(q)) == l) ++v.common;
+                      }
+                    }
+                  }
+                  if (want_fmt) {
+                    const bool start = k == b || entries(k - 1) + 1 != c;
+                    if (start) ++v.runs;
+                    if (k + 1 == en || entries(k + 1) != c + 1)
+                      rs.add(static_cast<O>(start ? F(1) : k - detail::run_start(entries, b, k) + 1));
+                  }
+                },
+                rsum);
+            if (want_spmm) {
+              Kokkos::single(Kokkos::PerThread(mb), [&]() { blocks(i) = rsum.nb; });
+              a.blocks.add(static_cast<O>(rsum.nb));
+              if (prev_nb >= 0) {
+                a.adj.add(static_cast<O>(prev_nb + rsum.nb - 2 * rsum.common));
+                ++a.adj_count;
+              }
+              prev_nb = rsum.nb;
+            }
+            if (want_fmt) a.runs.add(static_cast<O>(rsum.runs));
+            pb = b;
+            b = en;
           }
-          if (run_len > 0) a.run_size.add(run_len);
-          a.runs.add(runs);
-        }
-      });
+          if (want_fmt) {
+            PS tot;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(mb, vlen), [&](const int, PS& v) { v.join(rs); },
+                detail::JoinReducer<PS, Kokkos::HostSpace>(tot));
+            a.run_size.join(tot);
+          }
+        },
+        detail::JoinReducer<Acc, Kokkos::HostSpace>(acc));
+  }
   Stats stats = acc.to_stats(n);
   const int n_long_h = acc.n_long;
   if (n_long_h > 0 && (want_spmm || want_fmt))
