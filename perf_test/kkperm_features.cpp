@@ -9,6 +9,8 @@
 // hybrid_2_3), the identity order's, and the exact greedy's when n_row <= --exact-max-rows.
 #include <algorithm>
 #include <iostream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/cli.hpp"
@@ -53,6 +55,29 @@ int main(int argc, char** argv) {
           perms.push_back(kkperm::permutation_from_string(name));
       }
     }
+    // Extra fused timings (--row-lanes, --stage-cols), parsed and checked once before any matrix.
+    std::vector<std::pair<std::string, kkperm::FeatureParams>> fused_variants;
+    auto add_variants = [&](const std::string& flag, const std::string& prefix, std::size_t max_digits,
+                            const std::string& expected, auto&& set) {
+      const std::string list = opt.get(flag, "");
+      if (list.empty()) return;
+      const std::string who = "kkperm_features: " + flag;
+      for (const auto& item : kkperm::perf::split_list(list, who)) {
+        KKPERM_REQUIRE(item.find_first_not_of("0123456789") == std::string::npos && item.size() <= max_digits,
+                       who << ": '" << item << "' is not " << expected);
+        kkperm::FeatureParams vp;
+        set(vp, std::stoi(item));
+        vp.check(who.c_str(), sizeof(double));
+        fused_variants.emplace_back(prefix + item, vp);
+      }
+    };
+    add_variants("--row-lanes", "features_sets12_fused_lanes", 2, "a power of two from 1 to 32",
+                 [](kkperm::FeatureParams& vp, int v) { vp.row_lanes = v; });
+    add_variants("--stage-cols", "features_sets12_fused_stage", 5, "0 or a column count in [33, 4096]",
+                 [](kkperm::FeatureParams& vp, int v) {
+                   vp.row_lanes = 1;
+                   vp.row_stage_cols = v;
+                 });
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {
       kkperm::perf::progress(s, opt.sources.size(), opt.sources[s].name);
       const auto h = kkperm::perf::load_matrix(opt.sources[s]);
@@ -87,30 +112,10 @@ int main(int argc, char** argv) {
                                                          opt.warmup, opt.repeat, bud));
       record("features_sets12_fused", kkperm::time_median([&] { kkperm::spmv_features_raw(A, fp, kkperm::kAllSpmvSets); },
                                                           opt.warmup, opt.repeat, bud));
-      const std::string lanes_list = opt.get("--row-lanes", "");
-      for (const auto& item : lanes_list.empty() ? std::vector<std::string>{}
-                                                 : kkperm::perf::split_list(lanes_list, "kkperm_features: --row-lanes")) {
-        kkperm::FeatureParams lp;
-        KKPERM_REQUIRE(item.find_first_not_of("0123456789") == std::string::npos && item.size() <= 2,
-                       "kkperm_features: --row-lanes: '" << item << "' is not a power of two from 1 to 32");
-        lp.row_lanes = std::stoi(item);
-        lp.check("kkperm_features: --row-lanes", sizeof(double));
-        record("features_sets12_fused_lanes" + item,
-               kkperm::time_median([&] { kkperm::spmv_features_raw(A, lp, kkperm::kAllSpmvSets); }, opt.warmup,
-                                   opt.repeat, bud));
-      }
-      const std::string stage_list = opt.get("--stage-cols", "");
-      for (const auto& item : stage_list.empty() ? std::vector<std::string>{}
-                                                 : kkperm::perf::split_list(stage_list, "kkperm_features: --stage-cols")) {
-        kkperm::FeatureParams sp;
-        KKPERM_REQUIRE(item.find_first_not_of("0123456789") == std::string::npos && item.size() <= 5,
-                       "kkperm_features: --stage-cols: '" << item << "' is not 0 or a column count in [33, 4096]");
-        sp.row_lanes = 1;
-        sp.row_stage_cols = std::stoi(item);
-        sp.check("kkperm_features: --stage-cols", sizeof(double));
-        record("features_sets12_fused_stage" + item,
-               kkperm::time_median([&] { kkperm::spmv_features_raw(A, sp, kkperm::kAllSpmvSets); }, opt.warmup,
-                                   opt.repeat, bud));
+      for (const auto& variant : fused_variants) {
+        const kkperm::FeatureParams& vp = variant.second;
+        record(variant.first, kkperm::time_median([&] { kkperm::spmv_features_raw(A, vp, kkperm::kAllSpmvSets); },
+                                                  opt.warmup, opt.repeat, bud));
       }
       const long exact_max = static_cast<long>(opt.get_double("--exact-max-rows", 0));
       const int cpl = fp.cols_per_line(sizeof(double));

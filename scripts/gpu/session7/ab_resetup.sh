@@ -50,4 +50,4 @@ late ncu || timeout 200 ncu --clock-control none --kernel-name-base mangled -k "
   $NEW/kkperm_amg --gen "laplace2d5:nx=1000,ny=1000" --candidates esc --repeat 1 --warmup 0 \
   > "$R/ncu_2d5_new.csv" 2> "$R/ncu_2d5_new.err"
 echo "ncu rc=$?" >> "$R/runs.txt"
-s7_tests_and_pack "$TAG"
+tests_and_pack "$TAG"

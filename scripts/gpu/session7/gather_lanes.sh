@@ -44,4 +44,4 @@ for g in "laplace2d5:nx=1000,ny=1000" "laplace3d7:nx=100" "laplace3d27:nx=64" "l
     i=$((i + 1))
   done
 done
-s7_tests_and_pack "$TAG"
+tests_and_pack "$TAG"

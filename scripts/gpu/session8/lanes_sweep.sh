@@ -40,4 +40,4 @@ for g in ${NCU_GENS:-}; do
     --csv $NEW/kkperm_features --gen "$g" --repeat 1 --warmup 0 --perms none >> "$R/ncu_$i.txt" 2> "$R/ncu_$i.err"
   gzip -f "$R/ncu_$i.txt"
 done
-s8_tests_and_pack "$TAG"
+tests_and_pack "$TAG"

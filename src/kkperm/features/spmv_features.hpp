@@ -249,6 +249,20 @@ struct RowPassAcc {
 /// Columns staged per warp by reduce_rows_staged by default (6 KB of team scratch per warp).
 constexpr int kStageCap = 1536;
 
+/// Threads per team of reduce_rows_staged on device backends.
+constexpr int kStagedTeam = 128;
+
+/// Threads per team of reduce_rows_staged on Exec (1 on host backends) and the warps (W = 32
+/// lanes; 1 on host) among them, each with its own stage_cap columns of team scratch.
+template <class Exec>
+constexpr int staged_team_size() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible ? 1 : kStagedTeam;
+}
+template <class Exec>
+constexpr int staged_warps_per_team() {
+  return staged_team_size<Exec>() < 32 ? 1 : staged_team_size<Exec>() / 32;
+}
+
 /// Orders the lanes of one CUDA warp (a no-op elsewhere).
 KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
 #if defined(__CUDA_ARCH__)
@@ -276,15 +290,14 @@ Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_ma
   out.init();
   if (n <= 0) return out;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-  constexpr int kTeam = 128;
   using policy_t = std::conditional_t<(MinBlocks > 1 && !on_host),
-                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kTeam, MinBlocks>>,
+                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kStagedTeam, MinBlocks>>,
                                       Kokkos::TeamPolicy<Exec>>;
   using member_t = typename policy_t::member_type;
   using buf_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  const int team = on_host ? 1 : kTeam;
+  const int team = staged_team_size<Exec>();
   const int W = team < 32 ? team : 32;
-  const int groups = team / W;
+  const int groups = staged_warps_per_team<Exec>();
   std::int64_t per_team = std::max<std::int64_t>(std::int64_t(team) * 8, (n + 32767) / 32768);
   per_team = (per_team + W - 1) / W * W;  // whole W-row chunks per team
   const int league = static_cast<int>((n + per_team - 1) / per_team);
@@ -361,8 +374,7 @@ KOKKOS_INLINE_FUNCTION F run_start(const Entries& entries, F b, F k) {
 /// what the team scratch of the warps of a team can hold on this space.
 template <class Exec, class O>
 int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz) {
-  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-  const std::int64_t groups = on_host ? 1 : 4;  // warps per team in reduce_rows_staged
+  const std::int64_t groups = staged_warps_per_team<Exec>();
   const std::int64_t fit =
       static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) / (groups * std::int64_t(sizeof(O))) - 8;
   std::int64_t c = requested;
