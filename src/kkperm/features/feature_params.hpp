@@ -26,8 +26,9 @@ struct FeatureParams {
   /// Device feature pass: vector lanes per row. 1 (default) = a thread per row, its warp's
   /// columns staged in team scratch; 2..32 (a power of two) = that many lanes share a row (lane j
   /// takes entries j, j + lanes, ...). Host backends run either pass with one lane; the values do
-  /// not depend on it. On the H100 (run 41) lanes won only on some matrices with ~32 nonzeros per
-  /// row (8 lanes: 1-63 random columns per row 6.2 -> 5.1 SpMV-eq) and lost up to 8x on short rows.
+  /// not depend on it. On the H100 lanes won only on some matrices with ~32 nonzeros per row (8
+  /// lanes on 1-63 random columns per row: 5.04 vs 5.11 SpMV-eq for the default, run 42) and lost
+  /// up to 8x on short rows (run 41).
   int row_lanes = 1;
   /// Device feature pass with one thread per row: column entries each warp stages in team
   /// scratch for its 32 rows and the next one (longer ranges are read in place); 0 = automatic.
