@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       "kkperm_features", "Times feature sets and permutation builds in SpMV-equivalents",
       {{"--hamming", "MODE", "exact|windowed|automatic for the Hamming orders", "windowed"},
        {"--chunk", "C", "windowed: exact greedy within chunks of C rows (work ~ C * n_row)", "256"},
+       {"--chunk-lines", "B", "windowed: cut chunks holding more than B distinct row lines (0 = off)", "1024"},
        {"--perms", "LIST", "all|none|comma list of permutations to build", "all"},
        {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"},
        {"--row-lanes", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_lanes (1, 2, 4, ..., 32)", ""},
@@ -44,6 +45,10 @@ int main(int argc, char** argv) {
     pp.hamming = mode == "exact" ? kkperm::HammingMode::exact
                : mode == "automatic" ? kkperm::HammingMode::automatic : kkperm::HammingMode::windowed;
     pp.chunk_rows = static_cast<int>(opt.get_double("--chunk", pp.chunk_rows));
+    pp.chunk_lines = static_cast<std::int64_t>(opt.get_double("--chunk-lines", static_cast<double>(pp.chunk_lines)));
+    KKPERM_REQUIRE(pp.chunk_rows >= 1 && pp.chunk_lines >= 0,
+                   "kkperm_features: --chunk must be >= 1 and --chunk-lines >= 0, got " << pp.chunk_rows << " and "
+                                                                                        << pp.chunk_lines);
     pp.validate_matrix = false;  // validated once per matrix below, timed separately
     std::vector<kkperm::Permutation> perms;
     {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "common/test_utils.hpp"
 #include "kkperm/gen/generators.hpp"
@@ -27,6 +28,7 @@ kkperm::PermuteParams exact_params(int nw) {
   p.feature.warps_per_block = nw;
   p.feature.warp_size = 4;
   p.hamming = kkperm::HammingMode::exact;
+  p.chunk_lines = 0;  // fixed chunks of chunk_rows (the per-chunk tests below)
   return p;
 }
 
@@ -129,9 +131,10 @@ std::vector<std::int64_t> plain_order(const TestCsr& h, Permutation kind,
   return ord;
 }
 
-std::vector<int> chunk_greedy(const TestCsr& h, Permutation kind, const kkperm::PermuteParams& p) {
-  const auto d = kkperm::detail::windowed_hamming_order(kkperm::to_device<Matrix>(h), kind, p,
-                                                        plain_order(h, kind, p));
+std::vector<int> chunk_greedy(const TestCsr& h, Permutation kind, const kkperm::PermuteParams& p,
+                              kkperm::detail::WindowedOptions opt = {}) {
+  opt.ord_override = plain_order(h, kind, p);
+  const auto d = kkperm::detail::windowed_hamming_order(kkperm::to_device<Matrix>(h), kind, p, opt);
   auto hd = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
   return std::vector<int>(hd.data(), hd.data() + hd.extent(0));
 }
@@ -139,17 +142,42 @@ std::vector<int> chunk_greedy(const TestCsr& h, Permutation kind, const kkperm::
 // The kernel's specification: the exact greedy run on each chunk's rows on its own (rows renumbered
 // in ascending order, so the reference's lowest-index tie-breaks and cluster seeds are the
 // kernel's lowest row id / first position in the identity order).
+// Chunk starts of the kernel's order by the rule of kkperm::detail::chunk_boundaries, written
+// out sequentially: groups of Nw positions; a new chunk at every fixed chunk of C positions and
+// wherever the line count since that fixed chunk's start crosses a multiple of B.
+std::vector<std::int64_t> expected_chunk_starts(const TestCsr& h, Permutation kind,
+                                                const kkperm::PermuteParams& p) {
+  const auto ord = plain_order(h, kind, p);
+  const auto lines = kkperm::row_lines(h, p.feature.cols_per_line(sizeof(double)));
+  const std::int64_t nw = p.feature.warps_per_block, n = h.num_rows;
+  const std::int64_t C = kkperm::detail::chunk_positions(p.chunk_rows, p.feature.warps_per_block);
+  std::vector<std::int64_t> starts;
+  std::int64_t since = 0, last = -1;  // lines since the fixed chunk's start, its last piece
+  for (std::int64_t g = 0; g * nw < n; ++g) {
+    if (g * nw % C == 0) {
+      starts.push_back(g * nw);
+      since = 0;
+      last = 0;
+    } else if (p.chunk_lines > 0 && since / p.chunk_lines != last) {
+      starts.push_back(g * nw);
+      last = since / p.chunk_lines;
+    }
+    for (std::int64_t q = g * nw; q < std::min(n, (g + 1) * nw); ++q)
+      since += static_cast<std::int64_t>(lines[ord[q]].size());
+  }
+  starts.push_back(n);
+  return starts;
+}
+
 std::vector<int> exact_greedy_per_chunk(const TestCsr& h, Permutation kind,
                                         const kkperm::PermuteParams& p) {
   const auto ord = plain_order(h, kind, p);
   const auto load = kkperm::row_loads(h, p.feature.warp_size);
   const auto lines = kkperm::row_lines(h, p.feature.cols_per_line(sizeof(double)));
-  const std::int64_t chunk =
-      kkperm::detail::chunk_positions(p.chunk_rows, p.feature.warps_per_block);
+  const auto starts = expected_chunk_starts(h, kind, p);
   std::vector<int> out;
-  for (std::int64_t c0 = 0; c0 < h.num_rows; c0 += chunk) {
-    std::vector<std::int64_t> rows(ord.begin() + c0,
-                                   ord.begin() + std::min<std::int64_t>(c0 + chunk, h.num_rows));
+  for (std::size_t c = 0; c + 1 < starts.size(); ++c) {
+    std::vector<std::int64_t> rows(ord.begin() + starts[c], ord.begin() + starts[c + 1]);
     std::sort(rows.begin(), rows.end());
     std::vector<std::vector<std::int64_t>> sub_lines;
     std::vector<std::int64_t> sub_load;
@@ -169,20 +197,84 @@ std::vector<std::int64_t> chunk_line_totals(const TestCsr& h, Permutation kind,
                                             const kkperm::PermuteParams& p) {
   const auto ord = plain_order(h, kind, p);
   const auto lines = kkperm::row_lines(h, p.feature.cols_per_line(sizeof(double)));
-  const std::int64_t chunk =
-      kkperm::detail::chunk_positions(p.chunk_rows, p.feature.warps_per_block);
-  std::vector<std::int64_t> t((h.num_rows + chunk - 1) / chunk, 0);
-  for (std::int64_t q = 0; q < h.num_rows; ++q)
-    t[q / chunk] += static_cast<std::int64_t>(lines[ord[q]].size());
+  const auto starts = expected_chunk_starts(h, kind, p);
+  std::vector<std::int64_t> t(starts.size() - 1, 0);
+  for (std::size_t c = 0; c + 1 < starts.size(); ++c)
+    for (std::int64_t q = starts[c]; q < starts[c + 1]; ++q)
+      t[c] += static_cast<std::int64_t>(lines[ord[q]].size());
   return t;
 }
 
 kkperm::detail::ChunkGreedyPlan plan_for(const TestCsr& h, Permutation kind,
-                                         const kkperm::PermuteParams& p) {
+                                         const kkperm::PermuteParams& p,
+                                         int max_mask_words = kkperm::detail::ChunkGreedyConfig::max_mask_words) {
   const auto t = chunk_line_totals(h, kind, p);
   return kkperm::detail::plan_chunk_greedy<Matrix>(
       kkperm::detail::chunk_positions(p.chunk_rows, p.feature.warps_per_block),
-      *std::max_element(t.begin(), t.end()));
+      *std::max_element(t.begin(), t.end()), max_mask_words);
+}
+
+// Distinct lines of every chunk's rows together (what decides whether masks fit).
+std::vector<std::int64_t> chunk_distinct_lines(const TestCsr& h, Permutation kind,
+                                               const kkperm::PermuteParams& p) {
+  const auto ord = plain_order(h, kind, p);
+  const auto lines = kkperm::row_lines(h, p.feature.cols_per_line(sizeof(double)));
+  const auto starts = expected_chunk_starts(h, kind, p);
+  std::vector<std::int64_t> out;
+  for (std::size_t c = 0; c + 1 < starts.size(); ++c) {
+    std::vector<std::int64_t> u;
+    for (std::int64_t q = starts[c]; q < starts[c + 1]; ++q)
+      u.insert(u.end(), lines[ord[q]].begin(), lines[ord[q]].end());
+    std::sort(u.begin(), u.end());
+    out.push_back(std::unique(u.begin(), u.end()) - u.begin());
+  }
+  return out;
+}
+
+// The kernel's per-chunk path predicted from the chunk contents and the plan.
+std::vector<int> expected_paths(const TestCsr& h, Permutation kind, const kkperm::PermuteParams& p,
+                                int max_mask_words) {
+  const auto plan = plan_for(h, kind, p, max_mask_words);
+  const auto u = chunk_distinct_lines(h, kind, p);
+  const auto t = chunk_line_totals(h, kind, p);
+  std::vector<int> out;
+  for (std::size_t c = 0; c < u.size(); ++c)
+    out.push_back(t[c] == 0 ? kkperm::detail::kChunkEmpty
+                  : u[c] <= 64 * plan.mask_words ? kkperm::detail::kChunkMasks
+                  : t[c] <= plan.cap ? kkperm::detail::kChunkCachedLists
+                                     : kkperm::detail::kChunkGlobalLists);
+  return out;
+}
+
+// Every Hamming kind through every distance path the matrix allows (masks up to 8, 2, 1 words
+// and none; packed single-reduction keys and the two-reduction fallback): each run equals the
+// exact greedy per chunk and takes the path predicted from the chunk contents. Returns the paths
+// seen over all runs.
+std::set<int> expect_paths_equal_exact_per_chunk(const TestCsr& h, const kkperm::PermuteParams& p,
+                                                 const std::string& what) {
+  std::set<int> seen;
+  for (auto kind : kkperm::all_permutations()) {
+    if (!kkperm::is_hamming(kind)) continue;
+    const auto want = exact_greedy_per_chunk(h, kind, p);
+    for (int words : {8, 2, 1, 0}) {
+      for (bool packed : {true, false}) {
+        kkperm::detail::WindowedOptions opt;
+        opt.max_mask_words = words;
+        opt.packed_keys = packed;
+        std::vector<int> paths;
+        std::vector<std::int64_t> starts;
+        opt.chunk_paths = &paths;
+        opt.chunk_starts = &starts;
+        EXPECT_EQ(chunk_greedy(h, kind, p, opt), want)
+            << kkperm::to_string(kind) << " " << what << " mask words " << words << " packed " << packed;
+        EXPECT_EQ(starts, expected_chunk_starts(h, kind, p)) << kkperm::to_string(kind) << " " << what;
+        EXPECT_EQ(paths, expected_paths(h, kind, p, words))
+            << kkperm::to_string(kind) << " " << what << " mask words " << words;
+        seen.insert(paths.begin(), paths.end());
+      }
+    }
+  }
+  return seen;
 }
 
 void expect_every_hamming_kind_exact(const TestCsr& h, const kkperm::PermuteParams& p,
@@ -209,7 +301,8 @@ TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyInDegenerateConfiguration) {
 }
 
 // 64 rows of 256 distinct lines in one chunk of 64: more lines than the on-chip cache holds, so
-// the chunk computes its distances from global memory - with the same result.
+// without masks the chunk computes its distances from global memory; the chunk's 512 distinct
+// lines are exactly what masks of 8 words hold. Same result on every path.
 TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyWhenTheLineCacheOverflows) {
   const auto seed = kkperm::test::fresh_seed();
   auto p = exact_params(8);
@@ -220,8 +313,50 @@ TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyWhenTheLineCacheOverflows) {
     ASSERT_EQ(plan.level, 0);
     ASSERT_LT(plan.cap, chunk_line_totals(h, kind, p)[0])
         << "the test no longer overflows the line cache";
+    ASSERT_EQ(plan.mask_words, 8);
+    ASSERT_EQ(chunk_distinct_lines(h, kind, p)[0], 64 * plan.mask_words)
+        << "the test no longer fills the masks exactly";
   }
-  expect_every_hamming_kind_exact(h, p, "seed " + std::to_string(seed));
+  const auto seen = expect_paths_equal_exact_per_chunk(h, p, "seed " + std::to_string(seed));
+  EXPECT_EQ(seen, (std::set<int>{kkperm::detail::kChunkMasks, kkperm::detail::kChunkGlobalLists}));
+}
+
+// Chunks of a 2D stencil (identity order: a few dozen distinct lines per chunk of 256) use
+// one-word masks; rows of 8 random lines out of 100 need two words; chunks of empty rows only
+// are the identity. Each equals the exact greedy per chunk, with masks and without.
+TEST(PermuteDevice, ChunkGreedyMasksAndEmptyChunksEqualExactGreedyPerChunk) {
+  const auto seed = kkperm::test::fresh_seed();
+  auto p = exact_params(32);
+  p.chunk_rows = 256;
+  const auto stencil = kkperm::gen::laplace2d_5pt(60, 60);
+  auto seen = expect_paths_equal_exact_per_chunk(stencil, p, "laplace2d 60x60");
+  EXPECT_TRUE(seen.count(kkperm::detail::kChunkMasks)) << "the stencil no longer takes the mask path";
+  EXPECT_EQ(plan_for(stencil, Permutation::cta_aware, p).mask_words, 2);
+
+  std::mt19937_64 rng(seed);
+  const int cpl = p.feature.cols_per_line(sizeof(double));
+  TestCsr h;  // 100 rows of 8 lines out of 100, then 300 empty rows
+  h.num_rows = 400;
+  h.num_cols = 100 * cpl;
+  h.row_map.assign(1, 0);
+  for (int i = 0; i < h.num_rows; ++i) {
+    if (i < 100) {
+      std::set<int> cols;
+      while (static_cast<int>(cols.size()) < 8) cols.insert(static_cast<int>(rng() % 100) * cpl + static_cast<int>(rng() % cpl));
+      for (int c : cols) {
+        h.entries.push_back(c);
+        h.values.push_back(1.0);
+      }
+    }
+    h.row_map.push_back(static_cast<std::int64_t>(h.entries.size()));
+  }
+  p.chunk_rows = 64;
+  const auto u = chunk_distinct_lines(h, Permutation::cta_aware, p);
+  ASSERT_GT(u[0], 64) << "seed " << seed << ": the first chunk fits one mask word";
+  seen = expect_paths_equal_exact_per_chunk(h, p, "sparse rows + empty rows, seed " + std::to_string(seed));
+  EXPECT_TRUE(seen.count(kkperm::detail::kChunkMasks));
+  EXPECT_TRUE(seen.count(kkperm::detail::kChunkEmpty));
+  EXPECT_TRUE(seen.count(kkperm::detail::kChunkCachedLists));  // the runs without masks
 }
 
 // A chunk too large for level 0 (1200 rows) keeps its scratch in level 1.
@@ -236,7 +371,7 @@ TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyWithLevel1Scratch) {
 }
 
 // Several chunks, the last one partial, the first one overflowing its line cache and the others
-// cached: each chunk equals the exact greedy on its own rows.
+// cached: each chunk equals the exact greedy on its own rows, on every distance path.
 TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyPerChunk) {
   for (int trial = 0; trial < 2; ++trial) {
     const auto seed = kkperm::test::fresh_seed();
@@ -252,9 +387,44 @@ TEST(PermuteDevice, ChunkGreedyEqualsExactGreedyPerChunk) {
       const auto plan = plan_for(h, kind, p);
       ASSERT_GT(*std::max_element(t.begin(), t.end()), plan.cap) << "no chunk overflows any more";
       ASSERT_LE(*std::min_element(t.begin(), t.end()), plan.cap) << "no chunk is cached any more";
-      EXPECT_EQ(chunk_greedy(h, kind, p), exact_greedy_per_chunk(h, kind, p))
-          << kkperm::to_string(kind) << " seed " << seed << " Nw " << p.feature.warps_per_block;
     }
+    const auto seen = expect_paths_equal_exact_per_chunk(
+        h, p, "seed " + std::to_string(seed) + " Nw " + std::to_string(p.feature.warps_per_block));
+    EXPECT_TRUE(seen.count(kkperm::detail::kChunkGlobalLists));
+    EXPECT_TRUE(seen.count(kkperm::detail::kChunkCachedLists));
+  }
+}
+
+// A line bound (PermuteParams::chunk_lines) cuts chunks of long rows short: 64 rows of 256 lines
+// over 300 random rows with B = 600 lines - groups of Nw = 8 long rows get chunks of their own.
+// The kernel's boundaries follow chunk_boundaries' rule and every chunk equals the exact greedy.
+TEST(PermuteDevice, ChunkGreedyWithLineBoundEqualsExactGreedyPerChunk) {
+  const auto seed = kkperm::test::fresh_seed();
+  auto p = exact_params(8);
+  p.chunk_rows = 64;
+  p.chunk_lines = 600;
+  const int cpl = p.feature.cols_per_line(sizeof(double));
+  const auto wide = wide_rows(64, 256, cpl, seed);
+  const auto h = stack(kkperm::test::random_feature_matrix(300, wide.num_cols, seed, 0.15, false), wide);
+  const auto starts = expected_chunk_starts(h, Permutation::cta_aware, p);
+  std::set<std::int64_t> sizes;
+  for (std::size_t c = 0; c + 1 < starts.size(); ++c) sizes.insert(starts[c + 1] - starts[c]);
+  ASSERT_TRUE(sizes.count(8)) << "no chunk of one group any more (seed " << seed << ")";
+  ASSERT_GT(starts.size(), 1 + (h.num_rows + 63) / 64) << "the line bound no longer adds chunks";
+  const auto seen = expect_paths_equal_exact_per_chunk(h, p, "seed " + std::to_string(seed));
+  EXPECT_TRUE(seen.count(kkperm::detail::kChunkMasks));
+}
+
+TEST(PermuteDevice, NegativeChunkLineBoundIsRejected) {
+  auto p = exact_params(8);
+  p.hamming = kkperm::HammingMode::windowed;
+  p.chunk_lines = -1;
+  const auto A = kkperm::to_device<Matrix>(kkperm::gen::laplace2d_5pt(10, 10));
+  try {
+    kkperm::build_permutation(A, Permutation::cta_aware, p);
+    FAIL() << "a negative PermuteParams::chunk_lines was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("chunk_lines must be >= 0"), std::string::npos) << e.what();
   }
 }
 

@@ -156,6 +156,17 @@ KOKKOS_INLINE_FUNCTION int popcount32(std::uint32_t v) {
   return static_cast<int>((((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
 }
 
+/// Population count of a 64-bit word (the hardware instruction on CUDA devices).
+KOKKOS_INLINE_FUNCTION int popcount64(std::uint64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(v);
+#elif defined(__GNUC__) || defined(__clang__)
+  return __builtin_popcountll(v);
+#else
+  return popcount32(static_cast<std::uint32_t>(v)) + popcount32(static_cast<std::uint32_t>(v >> 32));
+#endif
+}
+
 /// Maps a column to its cache line, line(c) = c / cpl: a shift when cpl is a power of two (the
 /// usual 16 or 32 columns), an integer division otherwise (a runtime division costs ~20
 /// instructions on a GPU, and the feature and Hamming passes take one per nonzero or more).

@@ -96,6 +96,12 @@ struct PermuteParams {
   /// a candidate at each step, so the work grows as chunk_rows * n. Quality vs the exact greedy
   /// per chunk size in test_permute_device.cpp.
   int chunk_rows = 256;
+  /// windowed: line bound per chunk (0 = none). A chunk whose rows hold more distinct lines in
+  /// all is cut, at Nw-row group borders, where its running line count crosses a multiple of it
+  /// (detail::chunk_boundaries), so a chunk's work (rows x lines) stays bounded on long rows.
+  /// 1024 keeps 256-row chunks of 2D stencils (~3 lines per row) whole, halves those of 3D
+  /// 7-point stencils and 8-per-row random rows, and gives hub rows chunks of one Nw group.
+  std::int64_t chunk_lines = 1024;
   std::uint64_t seed = 0x6b6b7065726dull;  ///< MinHash seed (fixed => deterministic orders)
   /// true (default): build_permutation runs kkperm::validate(A) (sorted unique columns, O(nnz)).
   /// false: the caller has already validated this structure (e.g. the SpMV/SpMM registries,
