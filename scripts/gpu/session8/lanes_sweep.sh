@@ -31,13 +31,5 @@ for rep in $(seq 1 ${ROUNDS:-2}); do
     done
   done
 done
-i=0
-for g in ${NCU_GENS:-}; do
-  i=$((i+1))
-  late "ncu $g" && continue
-  echo "$g" > "$R/ncu_$i.txt"
-  timeout 90 ncu --clock-control none --metrics gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size,sm__warps_active.avg.pct_of_peak_sustained_active \
-    --csv $NEW/kkperm_features --gen "$g" --repeat 1 --warmup 0 --perms none >> "$R/ncu_$i.txt" 2> "$R/ncu_$i.err"
-  gzip -f "$R/ncu_$i.txt"
-done
+ncu_gens none
 tests_and_pack "$TAG"
