@@ -60,6 +60,20 @@ inline int greedy_mode_of(Permutation p) {
   }
 }
 
+/// Calls f(l) for each distinct cache line l of row r, ascending (the columns are sorted), until
+/// f returns false.
+template <class RowMap, class Entries, class O, class F>
+KOKKOS_INLINE_FUNCTION void for_each_row_line(const RowMap& row_map, const Entries& entries,
+                                              const LineOf<O>& line, std::int64_t r, const F& f) {
+  O last = -1;
+  for (auto k = row_map(r); k < row_map(r + 1); ++k) {
+    const O l = line(entries(k));
+    if (l == last) continue;
+    last = l;
+    if (!f(l)) return;
+  }
+}
+
 /// Tuning constants of ChunkGreedy.
 struct ChunkGreedyConfig {
   /// Lanes per chunk: one warp on GPUs (capped further by team_size_max; 1 on Serial).
@@ -147,7 +161,7 @@ struct ChunkGreedy {
   Kokkos::View<int*, mem_t> paths;    ///< ChunkPath per chunk when extent > 0
   /// Chunk c holds sorted positions [cstart(c), cstart(c + 1)), at most `chunk` of them.
   Kokkos::View<std::int64_t*, mem_t> cstart;
-  std::int64_t n = 0, chunk = 0, cap = 0, region_words = 0;
+  std::int64_t chunk = 0, cap = 0, region_words = 0;
   int nw = 1, mode = 0, level = 0, mask_words = 0;
   /// Packed single-reduction keys: field widths (bits) and the tie's upper bound for the
   /// load-descending ties of hybrid_2_1 / hybrid_2_3.
@@ -246,12 +260,8 @@ struct ChunkGreedy {
       // one insert per lane goes past ucap), and the masks are not used.
       bool full = false;
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
-        const O r = row(t);
-        O last = -1;
-        for (auto k = row_map(r); k < row_map(r + 1) && !full; ++k) {
-          const O l = line(entries(k));
-          if (l == last) continue;
-          last = l;
+        if (full) return;
+        for_each_row_line(row_map, entries, line, row(t), [&](const O l) {
           for (std::uint32_t h = slot_of(l, sbits);; h = (h + 1) & static_cast<std::uint32_t>(slots - 1)) {
             const O prev = Kokkos::atomic_compare_exchange(&hkey[h], O(-1), l);
             if (prev == O(-1)) {
@@ -260,7 +270,8 @@ struct ChunkGreedy {
             }
             if (prev == l) break;
           }
-        }
+          return !full;
+        });
       });
       m.team_barrier();
       const std::int64_t u = misc(2);
@@ -274,17 +285,13 @@ struct ChunkGreedy {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
           std::uint64_t* const mk = masks + static_cast<std::int64_t>(t) * W;
           for (int w = 0; w < W; ++w) mk[w] = 0;
-          const O r = row(t);
-          O last = -1;
-          for (auto k = row_map(r); k < row_map(r + 1); ++k) {
-            const O l = line(entries(k));
-            if (l == last) continue;
-            last = l;
+          for_each_row_line(row_map, entries, line, row(t), [&](const O l) {
             std::uint32_t h = slot_of(l, sbits);
             while (hkey[h] != l) h = (h + 1) & static_cast<std::uint32_t>(slots - 1);
             const std::int32_t b = hbit[h];
             mk[b >> 6] |= std::uint64_t(1) << (b & 63);
-          }
+            return true;
+          });
         });
       }
       m.team_barrier();  // the region is reused by the line cache when the masks did not fit
@@ -292,16 +299,11 @@ struct ChunkGreedy {
     const bool cached = W == 0 && misc(0) <= cap;
     if (cached) {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(m, len), [&](const int t) {
-        const O r = row(t);
         std::int32_t w = off(t);
-        O last = -1;
-        for (auto k = row_map(r); k < row_map(r + 1); ++k) {
-          const O l = line(entries(k));
-          if (l != last) {
-            lines[w++] = l;
-            last = l;
-          }
-        }
+        for_each_row_line(row_map, entries, line, row(t), [&](const O l) {
+          lines[w++] = l;
+          return true;
+        });
       });
       m.team_barrier();
     }
@@ -517,19 +519,23 @@ struct WindowedOptions {
  * k = floor(g Nw / C) starting at group s_k) gets the key (k, floor((P_g - P_{s_k}) / B)), and a
  * chunk is a maximal run of groups with equal key. So no chunk exceeds C rows, a cut chunk's lines
  * exceed B by at most its last group's, and B = 0 (no line bound) gives the fixed chunks.
+ * `max_chunk_lines` receives the heaviest chunk's line total (which sizes the line cache).
  */
 template <class Exec, class Mem, class O>
 Kokkos::View<std::int64_t*, Mem> chunk_boundaries(const Kokkos::View<std::int64_t*, Mem>& ord,
                                                    const Kokkos::View<O*, Mem>& row_lines, std::int64_t n,
-                                                   int nw, std::int64_t C, std::int64_t B) {
+                                                   int nw, std::int64_t C, std::int64_t B,
+                                                   std::int64_t& max_chunk_lines) {
   const std::int64_t G = (n + nw - 1) / nw;
-  Kokkos::View<std::int64_t*, Mem> pre(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::group_lines"), G);
+  // pre(g): lines of groups [0, g), g = 0..G.
+  Kokkos::View<std::int64_t*, Mem> pre(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::group_lines"), G + 1);
   Kokkos::parallel_scan(
       "kkperm::permute::group_lines", Kokkos::RangePolicy<Exec>(0, G),
       KOKKOS_LAMBDA(const std::int64_t g, std::int64_t& part, const bool final) {
         if (final) pre(g) = part;
         const std::int64_t e = (g + 1) * nw < n ? (g + 1) * nw : n;
         for (std::int64_t p = g * nw; p < e; ++p) part += static_cast<std::int64_t>(row_lines(ord(p)));
+        if (final && g == G - 1) pre(G) = part;
       });
   Kokkos::View<std::int64_t*, Mem> starts(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::chunk_starts"), G + 1);
   std::int64_t count = 0;
@@ -543,6 +549,15 @@ Kokkos::View<std::int64_t*, Mem> chunk_boundaries(const Kokkos::View<std::int64_
         if (final && g == G - 1) starts(part) = n;
       },
       count);
+  max_chunk_lines = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::permute::chunk_lines", Kokkos::RangePolicy<Exec>(0, count),
+      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& mx) {
+        // Chunks start at group borders; the last ends at n, inside group G - 1 or at its end.
+        const std::int64_t lines = pre((starts(c + 1) + nw - 1) / nw) - pre(starts(c) / nw);
+        if (lines > mx) mx = lines;
+      },
+      Kokkos::Max<std::int64_t>(max_chunk_lines));
   return Kokkos::subview(starts, std::make_pair(std::int64_t(0), count + 1));
 }
 
@@ -591,14 +606,11 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     Kokkos::parallel_for(
         "kkperm::permute::minhash", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           std::uint32_t h0 = 0xFFFFFFFFu;
-          O last = -1;
-          for (auto k = row_map(i); k < row_map(i + 1); ++k) {
-            const O l = line(entries(k));
-            if (l == last) continue;
-            last = l;
+          for_each_row_line(row_map, entries, line, i, [&](const O l) {
             const std::uint32_t a = static_cast<std::uint32_t>(mix64(std::uint64_t(l) ^ seed0) >> 32);
             if (a < h0) h0 = a;
-          }
+            return true;
+          });
           // First component: the row's first line scaled to s0 bits (keeps banded / stencil
           // locality); second: a MinHash of the line set (groups rows sharing lines).
           const std::uint64_t first =
@@ -629,37 +641,19 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   Kokkos::parallel_for(
       "kkperm::permute::row_lines", Kokkos::RangePolicy<exec_t>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
-        O cnt = 0, last = -1;
-        for (auto k = row_map(i); k < row_map(i + 1); ++k) {
-          const O l = line(entries(k));
-          cnt += l != last;
-          last = l;
-        }
+        O cnt = 0;
+        for_each_row_line(row_map, entries, line, i, [&](const O) {
+          ++cnt;
+          return true;
+        });
         row_lines(i) = cnt;
       });
-  const auto cstart = chunk_boundaries<exec_t>(ord, row_lines, n, nw, chunk, params.chunk_lines);
+  std::int64_t max_chunk_lines = 0;
+  const auto cstart = chunk_boundaries<exec_t>(ord, row_lines, n, nw, chunk, params.chunk_lines, max_chunk_lines);
   const std::int64_t n_chunks = static_cast<std::int64_t>(cstart.extent(0)) - 1;
   KKPERM_REQUIRE(
       n_chunks <= std::numeric_limits<int>::max(),
       "kkperm::windowed_hamming_order: " << n_chunks << " chunks exceed the league size limit");
-  // The heaviest chunk's line total, which sizes the cache.
-  std::int64_t max_chunk_lines = 0;
-  Kokkos::parallel_reduce(
-      "kkperm::permute::chunk_lines", policy_t(static_cast<int>(n_chunks), Kokkos::AUTO),
-      KOKKOS_LAMBDA(const typename policy_t::member_type& m, std::int64_t& mx) {
-        const std::int64_t b = cstart(m.league_rank()), e = cstart(m.league_rank() + 1);
-        std::int64_t s = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(m, b, e),
-            [&](const std::int64_t p, std::int64_t& v) {
-              v += static_cast<std::int64_t>(row_lines(ord(p)));
-            },
-            s);
-        Kokkos::single(Kokkos::PerTeam(m), [&]() {
-          if (s > mx) mx = s;
-        });
-      },
-      Kokkos::Max<std::int64_t>(max_chunk_lines));
   const auto plan = plan_chunk_greedy<Matrix>(chunk, max_chunk_lines, opt.max_mask_words);
   greedy_t g;
   g.row_map = row_map;
@@ -668,7 +662,6 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   g.ord = ord;
   g.out = result;
   g.row_lines = row_lines;
-  g.n = n;
   g.chunk = chunk;
   g.cstart = cstart;
   g.cap = plan.cap;
