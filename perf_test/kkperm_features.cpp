@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
        {"--perms", "LIST", "all|none|comma list of permutations to build", "all"},
        {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"},
        {"--row-lanes", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_lanes (1, 2, 4, ..., 32)", ""},
-       {"--stage-cols", "LIST", "also time sets 1+2 fused, one thread per row, with each listed FeatureParams::row_stage_cols (0 = automatic)", ""}}};
+       {"--stage-cols", "LIST", "also time sets 1+2 fused, one lane per row, with each listed FeatureParams::row_stage_cols (0 = automatic)", ""},
+       {"--row-pass", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_pass (automatic, entries, rows)", ""}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {
@@ -83,6 +84,18 @@ int main(int argc, char** argv) {
                    vp.row_lanes = 1;
                    vp.row_stage_cols = v;
                  });
+    {
+      const std::string list = opt.get("--row-pass", "");
+      if (!list.empty())
+        for (const auto& item : kkperm::perf::split_list(list, "kkperm_features: --row-pass")) {
+          using RP = kkperm::FeatureParams::RowPass;
+          KKPERM_REQUIRE(item == "automatic" || item == "entries" || item == "rows",
+                         "kkperm_features: --row-pass: '" << item << "' is not 'automatic', 'entries' or 'rows'");
+          kkperm::FeatureParams vp;
+          vp.row_pass = item == "rows" ? RP::rows : item == "entries" ? RP::entries : RP::automatic;
+          fused_variants.emplace_back("features_sets12_fused_pass_" + item, vp);
+        }
+    }
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {
       kkperm::perf::progress(s, opt.sources.size(), opt.sources[s].name);
       const auto h = kkperm::perf::load_matrix(opt.sources[s]);

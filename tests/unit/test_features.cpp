@@ -221,16 +221,21 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
     // half the trials send rows with more than a few nonzeros down the long-row (team) path
     if (trial % 2 == 1) p.long_row_nnz = 1 + static_cast<int>((seed >> 48) % 12);
     const auto A = kkperm::to_device<Matrix>(h);
-    // both row passes: a thread per row (1) and lanes sharing a row (2..32; host runs them with
-    // one lane, same code path)
-    for (int lanes : {1, 2, 32}) {
+    // every row pass: the staged one-lane-per-row pass in each mode (automatic, lanes walking the
+    // entries, a thread per row) and lanes sharing a row (2..32; host runs them with one lane, same code path)
+    using RP = kkperm::FeatureParams::RowPass;
+    const std::pair<int, RP> passes[] = {
+        {1, RP::automatic}, {1, RP::entries}, {1, RP::rows}, {2, RP::automatic}, {32, RP::automatic}};
+    for (const auto& [lanes, pass] : passes) {
       p.row_lanes = lanes;
-      // the thread-per-row pass with the fewest staged columns (most ranges read in place) and the default
+      p.row_pass = pass;
+      // the staged passes with the fewest staged columns (most ranges read in place) and the default
       p.row_stage_cols = (trial % 2 == 0 && lanes == 1) ? 33 : 0;
       for (unsigned sets : {1u, 2u, 3u}) {
         const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets) + " long_row_nnz " +
-                          std::to_string(p.long_row_nnz) + " row_lanes " + std::to_string(lanes) +
-                          " row_stage_cols " + std::to_string(p.row_stage_cols);
+                          std::to_string(p.long_row_nnz) + " row_lanes " + std::to_string(lanes) + " row_pass " +
+                          (pass == RP::rows ? "rows" : pass == RP::entries ? "entries" : "automatic") + " row_stage_cols " +
+                          std::to_string(p.row_stage_cols);
         const auto dev = kkperm::spmv_features_raw(A, p, sets);
         const auto ser = kkperm::spmv_features_raw_serial(h, p, sets);
         expect_raw_equal(dev, ser, what);
@@ -240,6 +245,22 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
       }
     }
   }
+}
+
+// Hand-computed: row lengths 1 3 0 2 | 5 in chunks of W = 4 rows -> (4 * 3 + 4 * 5) / 11;
+// W = 1 -> every row its own chunk -> exactly 1; an empty matrix -> 0.
+TEST(Features, RowImbalanceOfChunks) {
+  kkperm::test::TestCsr h;
+  h.num_rows = 5;
+  h.num_cols = 6;
+  h.row_map = {0, 1, 4, 4, 6, 11};
+  h.entries = {0, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4};
+  h.values.assign(11, 1.0);
+  const auto A = kkperm::to_device<Matrix>(h);
+  using exec = Matrix::execution_space;
+  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 4), 32.0 / 11.0);
+  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 1), 1.0);
+  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(0, 0, A.graph.row_map, 4), 0.0);
 }
 
 // Hub rows (power-law, dense rows, contiguous runs) on both paths: default threshold and a
@@ -253,13 +274,14 @@ TEST(Features, LongRowPathMatchesSerialTwin) {
   for (const auto& [name, h] : mats) {
     const auto A = kkperm::to_device<Matrix>(h);
     for (int L : {1, 7, 64, 2048}) {
-      for (int lanes : {1, 8}) {
+      for (int variant = 0; variant < 3; ++variant) {  // lanes walking entries, a thread per row, 8 lanes per row
         kkperm::FeatureParams p;
         p.long_row_nnz = L;
-        p.row_lanes = lanes;
+        p.row_lanes = variant == 2 ? 8 : 1;
+        p.row_pass = variant == 1 ? kkperm::FeatureParams::RowPass::rows : kkperm::FeatureParams::RowPass::entries;
         for (unsigned sets : {1u, 2u, 3u}) {
           const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
-                            std::to_string(sets) + " row_lanes " + std::to_string(lanes);
+                            std::to_string(sets) + " variant " + std::to_string(variant);
           expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets), what);
         }
       }
@@ -291,10 +313,16 @@ TEST(Features, DeviceMatchesSerialTwinOnRealMatrices) {
       vp.row_lanes = lanes;
       expect_raw_equal(kkperm::spmv_features_raw(A, vp), ser, f + " row_lanes " + std::to_string(lanes));
     }
-    kkperm::FeatureParams sp;  // thread per row, 33 staged columns: most ranges read in place
-    sp.row_lanes = 1;
-    sp.row_stage_cols = 33;
-    expect_raw_equal(kkperm::spmv_features_raw(A, sp), ser, f + " row_stage_cols 33");
+    for (auto pass : {kkperm::FeatureParams::RowPass::entries, kkperm::FeatureParams::RowPass::rows}) {
+      const std::string pn = pass == kkperm::FeatureParams::RowPass::rows ? " rows" : " entries";
+      kkperm::FeatureParams rp;
+      rp.row_pass = pass;
+      expect_raw_equal(kkperm::spmv_features_raw(A, rp), ser, f + pn);
+      kkperm::FeatureParams sp;  // 33 staged columns: most ranges read in place
+      sp.row_pass = pass;
+      sp.row_stage_cols = 33;
+      expect_raw_equal(kkperm::spmv_features_raw(A, sp), ser, f + pn + " row_stage_cols 33");
+    }
     ++done;
   }
   EXPECT_GT(done, 0);

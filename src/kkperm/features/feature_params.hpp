@@ -23,16 +23,25 @@ struct FeatureParams {
   /// Device feature passes: rows with more nonzeros than this are handled by a team each
   /// instead of one thread (hub rows of power-law matrices); the values do not depend on it.
   std::int64_t long_row_nnz = 2048;
-  /// Device feature pass: vector lanes per row. 1 (default) = a thread per row, its warp's
-  /// columns staged in team scratch; 2..32 (a power of two) = that many lanes share a row (lane j
+  /// Device feature pass: vector lanes per row. 1 (default) = the staged pass chosen by row_pass
+  /// (its warp's columns staged in team scratch); 2..32 (a power of two) = that many lanes share a row (lane j
   /// takes entries j, j + lanes, ...). Host backends run either pass with one lane; the values do
   /// not depend on it. On the H100 lanes won only on some matrices with ~32 nonzeros per row (8
   /// lanes on 1-63 random columns per row: 5.04 vs 5.11 SpMV-eq for the default, run 42) and lost
   /// up to 8x on short rows (run 41).
   int row_lanes = 1;
-  /// Device feature pass with one thread per row: column entries each warp stages in team
-  /// scratch for its 32 rows and the next one (longer ranges are read in place); 0 = automatic.
+  /// Device feature pass with one lane per row (row_lanes == 1): column entries each warp stages
+  /// in team scratch for its 32 rows and the next one (longer ranges are read in place); 0 =
+  /// automatic.
   int row_stage_cols = 0;
+  /// Device feature pass with row_lanes == 1: how a warp walks its 32 staged rows. entries: the
+  /// lanes take the rows' nonzeros in steps of 32, one each, so a step's work does not depend on
+  /// how the row lengths vary within the warp; rows: a thread per row; automatic (default):
+  /// entries when a thread per row would keep fewer than 2 / 3 of its lanes busy (one pass over
+  /// the row offsets, detail::row_imbalance > detail::kEntryImbalance), else rows; host backends
+  /// (one thread per team) take rows. The values do not depend on it.
+  enum class RowPass { automatic, entries, rows };
+  RowPass row_pass = RowPass::automatic;
 
   /// Columns of the dense operand that share one cache line: cache_line_bytes / value size
   /// (32 for float, 16 for double with the defaults).

@@ -41,12 +41,13 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
- * into a compact accumulator (detail::reduce_rows_staged with a register cap: each warp stages the
+ * into a compact accumulator (detail::row_pass_entries with a register cap: each warp stages the
  * columns of its 32 rows and the next one in team scratch with coalesced loads - up to
  * FeatureParams::row_stage_cols entries, by default enough for 1.25x the mean row length within
  * the 40 KB team scratch, which took the Kronecker mesh of ~70 nonzeros per row from 9.2 to 5.0
- * SpMV-eq on an H100, run 41 - then a thread per row works from there; FeatureParams::row_lanes
- * > 1 lets that many vector lanes share each row instead); rows longer than
+ * SpMV-eq on an H100, run 41 - then walks them a thread per row or, where row lengths vary
+ * within the warp, by steps of one entry per lane (FeatureParams::row_pass);
+ * FeatureParams::row_lanes > 1 lets that many vector lanes share each row instead); rows longer than
  * FeatureParams::long_row_nnz are listed and handled by one team each in
  * detail::long_row_features, so hub rows do not serialize the pass. Per-line request counts and
  * per-warp line bitmaps are built with atomics (warp-aggregated on CUDA for the counts; the
@@ -66,6 +67,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/features/feature_params.hpp"
 #include "kkperm/features/int_stats.hpp"
@@ -246,13 +248,13 @@ struct RowPassAcc {
   }
 };
 
-/// Columns staged per warp by reduce_rows_staged by default (6 KB of team scratch per warp).
+/// Columns staged per warp by row_pass_entries at least (6 KB of team scratch per warp).
 constexpr int kStageCap = 1536;
 
-/// Threads per team of reduce_rows_staged on device backends.
+/// Threads per team of row_pass_entries on device backends.
 constexpr int kStagedTeam = 128;
 
-/// Threads per team of reduce_rows_staged on Exec (1 on host backends) and the warps (W = 32
+/// Threads per team of row_pass_entries on Exec (1 on host backends) and the warps (W = 32
 /// lanes; 1 on host) among them, each with its own stage_cap columns of team scratch.
 template <class Exec>
 constexpr int staged_team_size() {
@@ -263,11 +265,19 @@ constexpr int staged_warps_per_team() {
   return staged_team_size<Exec>() < 32 ? 1 : staged_team_size<Exec>() / 32;
 }
 
-/// Orders the lanes of one CUDA warp (a no-op elsewhere).
-KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
-#if defined(__CUDA_ARCH__)
-  __syncwarp();
-#endif
+/// Rows per team of the staged row passes: whole W-row chunks, about kRowPassTeamNnz nonzeros
+/// per team, between one chunk per warp (128 rows) and 1024 rows, and at most 32768 teams.
+/// (At least 1024 rows per team, the rule before, left the 1.4e5-row Kronecker mesh ~70 nonzeros
+/// per row 140 teams, ~4 warps per SM; 128-row teams made short-row stencils slower, H100 run 48.)
+constexpr std::int64_t kRowPassTeamNnz = 8192;
+template <class Exec>
+std::int64_t row_pass_rows_per_team(std::int64_t n, std::int64_t nnz) {
+  const std::int64_t team = staged_team_size<Exec>();
+  const std::int64_t W = team < 32 ? team : 32;
+  const std::int64_t by_nnz = nnz > 0 ? (kRowPassTeamNnz * std::max<std::int64_t>(n, 1) + nnz - 1) / nnz : 1024;
+  std::int64_t per_team = std::min<std::int64_t>(std::max<std::int64_t>(by_nnz, team), std::max<std::int64_t>(team, 1024));
+  per_team = std::max<std::int64_t>(per_team, (n + 32767) / 32768);
+  return (per_team + W - 1) / W * W;
 }
 
 /**
@@ -282,8 +292,8 @@ KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
  * dependent load after another.
  */
 template <class Exec, class Value, int MinBlocks, class RowMap, class Entries, class Body>
-Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_map, const Entries& entries,
-                         const Body& body, int stage_cap = kStageCap) {
+Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, const RowMap& row_map,
+                         const Entries& entries, const Body& body, int stage_cap = kStageCap) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   Value out;
@@ -298,8 +308,7 @@ Value reduce_rows_staged(const char* label, std::int64_t n, const RowMap& row_ma
   const int team = staged_team_size<Exec>();
   const int W = team < 32 ? team : 32;
   const int groups = staged_warps_per_team<Exec>();
-  std::int64_t per_team = std::max<std::int64_t>(std::int64_t(team) * 8, (n + 32767) / 32768);
-  per_team = (per_team + W - 1) / W * W;  // whole W-row chunks per team
+  const std::int64_t per_team = row_pass_rows_per_team<Exec>(n, nnz);
   const int league = static_cast<int>((n + per_team - 1) / per_team);
   policy_t pol(league, team);
   pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stage_cap)));
@@ -372,11 +381,14 @@ KOKKOS_INLINE_FUNCTION F run_start(const Entries& entries, F b, F k) {
 /// Staged columns per warp of the thread-per-row pass: FeatureParams::row_stage_cols, or (0) enough
 /// for 33 rows of 1.25 times the mean length, at least kStageCap, rounded up to 256, capped to
 /// what the team scratch of the warps of a team can hold on this space.
+/// extra_per_warp: bytes of team scratch each warp needs besides its staged columns.
 template <class Exec, class O>
-int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz) {
+int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int64_t extra_per_warp = 0) {
   const std::int64_t groups = staged_warps_per_team<Exec>();
   const std::int64_t fit =
-      static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) / (groups * std::int64_t(sizeof(O))) - 8;
+      (static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) - groups * extra_per_warp) /
+          (groups * std::int64_t(sizeof(O))) -
+      8;
   std::int64_t c = requested;
   if (c == 0) {
     const double mu = n_row > 0 ? double(nnz) / double(n_row) : 0.0;
@@ -387,6 +399,284 @@ int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz) {
                                                                          << Kokkos::TeamPolicy<Exec>::scratch_size_max(0)
                                                                          << " bytes per team");
   return static_cast<int>(std::max<std::int64_t>(c, 33));
+}
+
+/**
+ * Sets 1 and 2 of one short row i walked by one thread (its row length is added by the caller):
+ * the distinct lines of its sorted columns cols[0, len) with the per-line count and stripe bitmap
+ * atomics, blocks(i), the adjacent distance to row i + 1 (columns next[0, next_len)) when `pair`,
+ * its runs and run sizes. The per-row work of both staged passes.
+ */
+template <class O, class Acc, class LineCount, class Bitmap, class Blocks>
+KOKKOS_INLINE_FUNCTION void short_row_features(std::int64_t i, const O* cols, std::int64_t len, const O* next,
+                                               std::int64_t next_len, bool pair, const LineOf<O>& lo, int nw,
+                                               bool want_spmm, bool want_fmt, const LineCount& line_count,
+                                               const Bitmap& bitmap, const Blocks& blocks, Acc& a) {
+  if (want_spmm) {
+    const std::int64_t wslot = i % nw;
+    O last_line = -1;
+    O nb = 0;
+    for (std::int64_t k = 0; k < len; ++k) {
+      const O l = lo(cols[k]);
+      if (l != last_line) {
+        ++nb;
+        last_line = l;
+        kkperm::atomic_increment_aggregated(&line_count(l));
+        Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+      }
+    }
+    blocks(i) = nb;
+    a.blocks.add(nb);
+    if (pair) {
+      a.adj.add(static_cast<O>(line_mask_distance(cols, len, next, next_len, lo)));
+      ++a.adj_count;
+    }
+  }
+  if (want_fmt) {
+    O runs = 0, run_len = 0;
+    for (std::int64_t k = 0; k < len; ++k) {
+      if (k == 0 || cols[k] != cols[k - 1] + 1) {
+        if (run_len > 0) a.run_size.add(run_len);
+        ++runs;
+        run_len = 1;
+      } else {
+        ++run_len;
+      }
+    }
+    if (run_len > 0) a.run_size.add(run_len);
+    a.runs.add(runs);
+  }
+}
+
+/// Read access to a raw column array with the entries(k) syntax of the search helpers above.
+template <class O>
+struct ColPtr {
+  const O* p;
+  KOKKOS_INLINE_FUNCTION O operator()(std::int64_t k) const { return p[k]; }
+};
+
+/// Per-warp team scratch of row_pass_entries besides its staged columns: row offsets and
+/// their compacted prefix (kEntrySlots int64 each) and three per-row counters (kEntrySlots each).
+constexpr int kEntrySlots = 34;  // W + 2 for W <= 32
+
+/// RowPass::automatic takes the entry steps when the thread-per-row walk would keep fewer than
+/// 1 / kEntryImbalance of its lanes busy: sum over W-row chunks of W times the chunk's longest
+/// row, over nnz (row_imbalance), above kEntryImbalance.
+constexpr double kEntryImbalance = 1.5;
+
+/// Sum over the W-row chunks of W times the chunk's longest row, over nnz (1 for rows of equal
+/// length; 0 for an empty matrix): how much a thread-per-row walk of W-row chunks waits for the
+/// longest row of its chunk. One pass over the row offsets.
+template <class Exec, class RowMap>
+double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, int W) {
+  if (n <= 0 || nnz <= 0) return 0.0;
+  const std::int64_t chunks = (n + W - 1) / W;
+  std::int64_t padded = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::features::row_imbalance", Kokkos::RangePolicy<Exec>(0, chunks),
+      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& s) {
+        const std::int64_t b = c * W, e = b + W < n ? b + W : n;
+        std::int64_t longest = 0;
+        for (std::int64_t i = b; i < e; ++i) {
+          const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+          if (len > longest) longest = len;
+        }
+        s += longest * W;
+      },
+      padded);
+  return double(padded) / double(nnz);
+}
+template <class O>
+constexpr std::int64_t entry_pass_extra_bytes() {
+  return 2 * kEntrySlots * std::int64_t(sizeof(std::int64_t)) + 3 * kEntrySlots * std::int64_t(sizeof(O)) + 64;
+}
+
+/**
+ * The row pass of sets 1 and 2 by entry steps (FeatureParams::RowPass::entries). A warp (W = 32
+ * threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows r .. r + W - 1
+ * (its own rows) and looks at row r + W as well (the other half of its last row's adjacent pair):
+ *  1. lane q loads the offset of row r + q; a warp scan gives each row's start in a compacted
+ *     space that leaves out long rows (> long_nnz, a team each in long_row_features), rows of
+ *     another team and, for set 2 only, the look-ahead row;
+ *  2. the rows' columns are copied into the warp's slice of team scratch with coalesced loads (4
+ *     in flight per lane) when they fit stage_cap entries, else read in place;
+ *  3. steps of W compacted entries, one per lane. The lane finds its row (it only moves forward;
+ *     binary search over the prefix when it moves), flags the first entry of each line (for own
+ *     rows it issues the per-line count and stripe bitmap atomics and looks the line up in the
+ *     next row by binary search) and the first and last entry of each run; a run's length is
+ *     taken at its last entry from the ballot of run starts (or the last start of an earlier
+ *     step). The first lane of each row in a step adds the row's flags (ballot, popcount over the
+ *     row's lanes) to its counters in scratch;
+ *  4. lane q folds row r + q's counters into its accumulator.
+ * The work per step does not depend on how row lengths vary within a warp: reduce_rows_staged
+ * (a thread per row) keeps one lane of 32 busy on hypersparse rows (5 % non-empty: 4.6 -> 1.8
+ * SpMV-eq for sets 1+2, H100 run 50) and waits for the longest of 32 rows on 1-63 random columns
+ * per row (5.2 -> 4.2); on rows of contiguous column runs (stencils, banded, blocks) most entries
+ * open no line and the thread per row is 1.3-2x cheaper. Teams hold whole W-row chunks
+ * (row_pass_rows_per_team).
+ */
+template <class Exec, class Acc, class RowMap, class Entries, class LineCount, class Bitmap, class Blocks,
+          class LongIds, class NLong, class O>
+Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries, const LineOf<O> lo, int nw,
+                        std::int64_t long_nnz, bool want_spmm, bool want_fmt, const LineCount& line_count,
+                        const Bitmap& bitmap, const Blocks& blocks, const LongIds& long_ids, const NLong& n_long,
+                        int stage_cap) {
+  using F = typename RowMap::non_const_value_type;
+  using I = std::int64_t;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  using policy_t = std::conditional_t<on_host, Kokkos::TeamPolicy<Exec>,
+                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kStagedTeam, 4>>>;
+  using member_t = typename policy_t::member_type;
+  using cols_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using offs_t = Kokkos::View<I*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  Acc out;
+  out.init();
+  if (n <= 0) return out;
+  const int team = staged_team_size<Exec>();
+  const int W = team < 32 ? team : 32;
+  const int groups = staged_warps_per_team<Exec>();
+  const std::int64_t per_team = row_pass_rows_per_team<Exec>(n, nnz);
+  const int league = static_cast<int>((n + per_team - 1) / per_team);
+  const std::size_t n_cols = std::size_t(groups) * stage_cap, n_offs = std::size_t(groups) * 2 * kEntrySlots,
+                    n_cnt = std::size_t(groups) * 3 * kEntrySlots;
+  policy_t pol(league, team);
+  pol.set_scratch_size(0, Kokkos::PerTeam(cols_t::shmem_size(n_cols) + offs_t::shmem_size(n_offs) +
+                                          cols_t::shmem_size(n_cnt)));
+  Kokkos::parallel_reduce(
+      "kkperm::features::rows_entries", pol,
+      KOKKOS_LAMBDA(const member_t& m, Acc& a) {
+        const int t = m.team_rank();
+        const int lane = t % W, g = t / W;
+        cols_t cbuf(m.team_scratch(0), n_cols);
+        offs_t obuf(m.team_scratch(0), n_offs);
+        cols_t nbuf(m.team_scratch(0), n_cnt);
+        O* cols = cbuf.data() + std::size_t(g) * stage_cap;
+        I* off = obuf.data() + std::size_t(g) * 2 * kEntrySlots;  // off[q]: start of row r + q in the span
+        I* soff = off + kEntrySlots;                                 // start of row r + q in the compacted space
+        O* nb = nbuf.data() + std::size_t(g) * 3 * kEntrySlots;      // distinct lines of row r + q (q <= W)
+        O* runs = nb + kEntrySlots;                                  // runs of row r + q (q < W)
+        O* common = runs + kEntrySlots;                              // lines of row r + q also in row r + q + 1
+        const I b0 = static_cast<I>(m.league_rank()) * per_team;
+        const I e0 = b0 + per_team < n ? b0 + per_team : n;
+        for (I r = b0 + I(g) * W; r < e0; r += I(groups) * W) {
+          const F sb = row_map(r);
+          for (int q = lane; q < W + 2; q += W) off[q] = static_cast<I>(row_map(r + q < n ? r + q : n) - sb);
+          for (int q = lane; q < W + 1; q += W) nb[q] = runs[q] = common[q] = 0;
+          sync_warp_lanes();
+          // Row q is in the entry steps when it is short and an own row (q < W, row < e0) or the
+          // look-ahead row of set 1 (q == W; r + W < n means this chunk is full).
+          auto in_steps = [&](const int q) -> bool {
+            const I len = off[q + 1] - off[q];
+            const bool here = q < W ? r + q < e0 : (want_spmm && r + W < n);
+            return here && len <= long_nnz;
+          };
+          {
+            const I v = in_steps(lane) ? off[lane + 1] - off[lane] : 0;
+            const I ex = warp_exclusive_scan(v, lane, W);
+            soff[lane] = ex;
+            if (lane == W - 1) {
+              soff[W] = ex + v;
+              soff[W + 1] = soff[W] + (in_steps(W) ? off[W + 1] - off[W] : 0);
+            }
+          }
+          // Stage the span of all W + 1 rows (long ones included: then it rarely fits).
+          const I span = off[W + 1];
+          const bool staged = span <= stage_cap;
+          if (staged) {
+            const O* gsrc = entries.data() + sb;
+            I k = lane;
+            for (; k + 3 * W < span; k += 4 * W) {
+              const O v0 = gsrc[k], v1 = gsrc[k + W], v2 = gsrc[k + 2 * W], v3 = gsrc[k + 3 * W];
+              cols[k] = v0;
+              cols[k + W] = v1;
+              cols[k + 2 * W] = v2;
+              cols[k + 3 * W] = v3;
+            }
+            for (; k < span; k += W) cols[k] = gsrc[k];
+          }
+          sync_warp_lanes();
+          const ColPtr<O> src{staged ? static_cast<const O*>(cols) : entries.data() + sb};
+          const I total = soff[W + 1];
+          {
+            int q = 0;           // this lane's row; non-decreasing from step to step
+            I run_from = 0;      // compacted position of the last run start of the previous steps
+            for (I base = 0; base < total; base += W) {
+              const I j = base + lane;
+              const bool act = j < total;
+              bool head = false, fl = false, rstart = false, cm = false, rend = false;
+              if (act) {
+                if (soff[q + 1] <= j) {  // moved past row q: search [q + 1, W]
+                  int lo_q = q + 1, hi_q = W + 1;  // soff[lo_q] <= j < soff[hi_q]
+                  while (hi_q - lo_q > 1) {
+                    const int mid = (lo_q + hi_q) / 2;
+                    if (soff[mid] <= j) lo_q = mid; else hi_q = mid;
+                  }
+                  q = lo_q;
+                }
+                const I bq = off[q], eq = off[q + 1];
+                const I p = bq + (j - soff[q]);
+                const O c = src(p);
+                head = lane == 0 || j == soff[q];
+                if (want_spmm) {
+                  const O l = lo(c);
+                  fl = p == bq || lo(src(p - 1)) != l;
+                  if (fl && q < W) {
+                    kkperm::atomic_increment_aggregated(&line_count(l));
+                    Kokkos::atomic_or(&bitmap((l / 32) * nw + (r + q) % nw), std::uint32_t(1u) << (l % 32));
+                    if (r + q + 1 < n && off[q + 2] - off[q + 1] <= long_nnz) {  // pair (r+q, r+q+1) is counted here
+                      const I b2 = off[q + 1], e2 = off[q + 2];
+                      const I k2 = lower_bound_col(src, b2, e2, lo.first_col(l));
+                      cm = k2 < e2 && lo(src(k2)) == l;
+                    }
+                  }
+                }
+                if (want_fmt && q < W) {
+                  rstart = p == bq || src(p - 1) + 1 != c;
+                  rend = p + 1 == eq || src(p + 1) != c + 1;
+                }
+              }
+              const unsigned heads = warp_ballot(head), mfl = warp_ballot(fl), mrs = warp_ballot(rstart),
+                             mcm = warp_ballot(cm);
+              if (rend) {  // the run's start: the last run start at or below this lane, else carried
+                const unsigned upto = mrs & (lane >= 31 ? 0xffffffffu : ((2u << lane) - 1u));
+                const I from = upto != 0u ? base + highest_bit32(upto) : run_from;
+                a.run_size.add(static_cast<O>(j - from + 1));
+              }
+              if (mrs != 0u) run_from = base + highest_bit32(mrs);
+              if (head) {
+                const unsigned seg = segment_mask(heads, lane, W);
+                nb[q] += static_cast<O>(popcount32u(mfl & seg));
+                runs[q] += static_cast<O>(popcount32u(mrs & seg));
+                common[q] += static_cast<O>(popcount32u(mcm & seg));
+              }
+              sync_warp_lanes();  // the next step's heads read these counters
+            }
+          }
+          const I i = r + lane;
+          if (i < e0) {
+            const I len = off[lane + 1] - off[lane];
+            a.nnz.add(static_cast<O>(len));
+            const bool pair = i + 1 < n && off[lane + 2] - off[lane + 1] <= long_nnz;  // else the long row's team
+            if (len > long_nnz) {
+              long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = i;
+              ++a.n_long;
+            } else {
+              if (want_spmm) {
+                blocks(i) = nb[lane];
+                a.blocks.add(nb[lane]);
+                if (pair) {
+                  a.adj.add(static_cast<O>(nb[lane] + nb[lane + 1] - 2 * common[lane]));
+                  ++a.adj_count;
+                }
+              }
+              if (want_fmt) a.runs.add(runs[lane]);
+            }
+          }
+          sync_warp_lanes();  // the next chunk overwrites offsets, counters and columns
+        }
+      },
+      JoinReducer<Acc, Kokkos::HostSpace>(out));
+  return out;
 }
 
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
@@ -633,7 +923,21 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   KKPERM_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
                  "kkperm::spmv_features_raw: row_lanes must be a power of two from 1 to 32, got " << lanes);
   Acc acc;
-  if (lanes == 1) {
+  using RowPass = FeatureParams::RowPass;
+  // RowPass::automatic: entry steps where a thread per row would idle most lanes (device only; a
+  // host team is one thread, where both walks do the same work).
+  constexpr bool on_host_space = Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible;
+  const bool entry_steps =
+      lanes == 1 && (p.row_pass == RowPass::entries ||
+                     (p.row_pass == RowPass::automatic && !on_host_space &&
+                      detail::row_imbalance<exec_t>(n, r.nnz, row_map, detail::staged_team_size<exec_t>() < 32
+                                                                           ? detail::staged_team_size<exec_t>()
+                                                                           : 32) > detail::kEntryImbalance));
+  if (entry_steps) {
+    acc = detail::row_pass_entries<exec_t, Acc>(
+        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, line_count, bitmap, blocks, long_ids,
+        n_long, detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()));
+  } else if (lanes == 1) {
     // A thread per row; the rows' columns come from a per-warp staging buffer in team scratch
     // (reduce_rows_staged): loaded with coalesced reads instead of one dependent load after
     // another per thread. Compact accumulator (min/max in the ordinal type, only the sums the
@@ -641,7 +945,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
     // for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers per thread,
     // 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
     acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
-        "kkperm::features::rows", n, row_map, entries,
+        "kkperm::features::rows", n, r.nnz, row_map, entries,
         KOKKOS_LAMBDA(const std::int64_t row, const O* src, const F off, Acc& a) {
           const O i = static_cast<O>(row);
           const F b = row_map(i), e = row_map(i + 1);
@@ -653,43 +957,10 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             ++a.n_long;
             return;
           }
-          if (want_spmm) {
-            const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
-            O last_line = -1;
-            O nb = 0;
-            for (F k = 0; k < len; ++k) {
-              const O l = lo(cols[k]);
-              if (l != last_line) {
-                ++nb;
-                last_line = l;
-                kkperm::atomic_increment_aggregated(&line_count(l));
-                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
-              }
-            }
-            blocks(i) = nb;
-            a.blocks.add(nb);
-            if (i + 1 < n) {
-              const F e2 = row_map(i + 2);
-              if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
-                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, lo)));
-                ++a.adj_count;
-              }
-            }
-          }
-          if (want_fmt) {
-            O runs = 0, run_len = 0;
-            for (F k = 0; k < len; ++k) {
-              if (k == 0 || cols[k] != cols[k - 1] + 1) {
-                if (run_len > 0) a.run_size.add(run_len);
-                ++runs;
-                run_len = 1;
-              } else {
-                ++run_len;
-              }
-            }
-            if (run_len > 0) a.run_size.add(run_len);
-            a.runs.add(runs);
-          }
+          const bool pair = i + 1 < n && static_cast<std::int64_t>(row_map(i + 2) - e) <= long_nnz;  // else a long row's team
+          detail::short_row_features(row, cols, static_cast<std::int64_t>(len), src + (e - off),
+                                     pair ? static_cast<std::int64_t>(row_map(i + 2) - e) : std::int64_t(0), pair, lo, nw,
+                                     want_spmm, want_fmt, line_count, bitmap, blocks, a);
         },
         detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz));
   } else {

@@ -1,0 +1,109 @@
+#pragma once
+/**
+ * @brief Lane-level operations of one warp of a team (W = 32 lanes on CUDA, W = 1 on host
+ * backends, where a team is one thread): ballot, exclusive scan, segment masks, lane sync.
+ *
+ * Usage (inside a team kernel whose W consecutive team ranks form one CUDA warp):
+ *   const unsigned m = kkperm::detail::warp_ballot(flag);           // bit l: lane l's flag
+ *   const auto ex = kkperm::detail::warp_exclusive_scan(v, lane, W); // sum of v over lanes < lane
+ * Preconditions: every lane of the warp calls each function (no divergent call sites); W is 32
+ * on CUDA and 1 elsewhere. Kokkos 3.4 exposes no portable ballot or lane scan for team threads,
+ * hence these few intrinsics behind __CUDA_ARCH__.
+ */
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+namespace kkperm::detail {
+
+/// Orders the lanes of one CUDA warp (a no-op elsewhere).
+KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+#endif
+}
+
+/// Bit l set when lane l's predicate is true (host: bit 0 = the one lane).
+KOKKOS_INLINE_FUNCTION unsigned warp_ballot(bool pred) {
+#if defined(__CUDA_ARCH__)
+  return __ballot_sync(0xffffffffu, pred);
+#else
+  return pred ? 1u : 0u;
+#endif
+}
+
+/// Number of set bits of a 32-bit mask.
+KOKKOS_INLINE_FUNCTION int popcount32u(unsigned v) {
+#if defined(__CUDA_ARCH__)
+  return __popc(v);
+#else
+  int c = 0;
+  for (; v != 0u; v &= v - 1u) ++c;
+  return c;
+#endif
+}
+
+/// Index of the lowest set bit of a non-zero mask.
+KOKKOS_INLINE_FUNCTION int lowest_bit32(unsigned v) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(v) - 1;
+#else
+  int b = 0;
+  while (((v >> b) & 1u) == 0u) ++b;
+  return b;
+#endif
+}
+
+/// Lanes [lane, next head) where `heads` marks the first lane of each segment of a warp of W
+/// lanes and `lane` is a head: the lanes of lane's segment.
+KOKKOS_INLINE_FUNCTION unsigned segment_mask(unsigned heads, int lane, int W) {
+  const unsigned at_or_below = lane >= 31 ? 0xffffffffu : ((2u << lane) - 1u);
+  const unsigned above = heads & ~at_or_below;
+  const int end = above != 0u ? lowest_bit32(above) : W;
+  const unsigned below_end = end >= 32 ? 0xffffffffu : ((1u << end) - 1u);
+  return below_end & (0xffffffffu << lane);
+}
+
+/// Index of the highest set bit of a non-zero mask.
+KOKKOS_INLINE_FUNCTION int highest_bit32(unsigned v) {
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(v);
+#else
+  int b = 31;
+  while (((v >> b) & 1u) == 0u) --b;
+  return b;
+#endif
+}
+
+/// Largest v over the W lanes of the warp, on every lane.
+KOKKOS_INLINE_FUNCTION std::int64_t warp_max(std::int64_t v, int W) {
+#if defined(__CUDA_ARCH__)
+  long long x = v;
+  for (int d = W / 2; d >= 1; d >>= 1) {
+    const long long y = __shfl_xor_sync(0xffffffffu, x, d, W);
+    if (y > x) x = y;
+  }
+  return static_cast<std::int64_t>(x);
+#else
+  (void)W;
+  return v;
+#endif
+}
+
+/// Sum of v over the lanes below `lane` (lane 0 gets 0).
+KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane, int W) {
+#if defined(__CUDA_ARCH__)
+  long long x = v;
+  for (int d = 1; d < W; d <<= 1) {
+    const long long y = __shfl_up_sync(0xffffffffu, x, d, W);
+    if (lane >= d) x += y;
+  }
+  return static_cast<std::int64_t>(x) - v;
+#else
+  (void)v;
+  (void)lane;
+  (void)W;  // one lane per warp on host backends
+  return 0;
+#endif
+}
+
+}  // namespace kkperm::detail
