@@ -17,26 +17,9 @@ TAG=${1:-pass10}
 S8_CARRY=${S10_CARRY:-.carry/s10}
 source scripts/gpu/session8/common.sh
 s8_setup "$TAG"
-cuobjdump -res-usage $NEW/kkperm_features 2>&1 | grep -A1 "RowPassAcc" \
-  | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/res_usage.txt" 2>&1
-for t in $NEW/kkperm_test_*; do
-  late "$t" && continue
-  timeout 240 $t > "$R/$(basename $t).log" 2>&1
-  echo "test $(basename $t) rc=$?" >> "$R/runs.txt"
-done
-for rep in $(seq 1 ${ROUNDS:-2}); do
-  i=0
-  for g in "${S5_GENS[@]}"; do
-    i=$((i+1))
-    for v in old new; do
-      late "$v $g rep $rep" && continue
-      b=$OLD; extra=(); [[ $v == new ]] && { b=$NEW; extra=(--row-pass "${PASSES:-automatic,entries,rows}"); }
-      timeout 90 $b/kkperm_features --gen "$g" --repeat 10 --warmup 3 --perms none "${extra[@]}" \
-        --json "$R/${v}_${rep}_$i.json" > "$R/${v}_${rep}_$i.log" 2>&1
-      echo "$v rep $rep $g rc=$?" >> "$R/runs.txt"
-    done
-  done
-done
+res_usage RowPassAcc
+run_tests 240
+feature_rounds --row-pass "${PASSES:-automatic,entries,rows}"
 ncu_gens none
 i=0
 for g in ${NCU_GENS:-}; do

@@ -16,20 +16,7 @@ source scripts/gpu/session8/common.sh
 s8_setup "$TAG"
 LANES=${LANES:-1,2,4,8,16,32}
 STAGES=${STAGES:-0,1536,2048}
-cuobjdump -res-usage $NEW/kkperm_features 2>&1 | grep -A1 "RowPassAcc" \
-  | grep -o "Function [^:]*\|REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*" | paste - - - - > "$R/res_usage.txt" 2>&1
-for rep in $(seq 1 ${ROUNDS:-2}); do
-  i=0
-  for g in "${S5_GENS[@]}"; do
-    i=$((i+1))
-    for v in old new; do
-      late "$v $g rep $rep" && continue
-      b=$OLD; extra=(); [[ $v == new ]] && { b=$NEW; extra=(--row-lanes "$LANES" --stage-cols "$STAGES"); }
-      timeout 90 $b/kkperm_features --gen "$g" --repeat 10 --warmup 3 --perms none "${extra[@]}" \
-        --json "$R/${v}_${rep}_$i.json" > "$R/${v}_${rep}_$i.log" 2>&1
-      echo "$v rep $rep $g rc=$?" >> "$R/runs.txt"
-    done
-  done
-done
+res_usage RowPassAcc
+feature_rounds --row-lanes "$LANES" --stage-cols "$STAGES"
 ncu_gens none
 tests_and_pack "$TAG"

@@ -22,13 +22,8 @@ source scripts/gpu/session8/common.sh
 s8_setup "$TAG"
 HP=warp_aware,cta_aware,hybrid_1,hybrid_2_1,hybrid_2_2,hybrid_2_3
 OLD_SKIP=${OLD_SKIP:-"powerlaw uniform:rows=300000 arrow"}
-cuobjdump -res-usage $NEW/kkperm_features 2>&1 | grep -A1 "ChunkGreedy" \
-  | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/res_usage.txt" 2>&1
-for t in $NEW/kkperm_test_*; do
-  late "$t" && continue
-  timeout 240 $t > "$R/$(basename $t).log" 2>&1
-  echo "test $(basename $t) rc=$?" >> "$R/runs.txt"
-done
+res_usage ChunkGreedy
+run_tests 240
 i=0
 for g in "${S5_GENS[@]}"; do
   i=$((i+1))
