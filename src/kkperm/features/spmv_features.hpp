@@ -41,7 +41,7 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
- * into a compact accumulator (detail::row_pass_entries with a register cap: each warp stages the
+ * into a compact accumulator (detail::reduce_rows_staged / detail::row_pass_entries with a register cap: each warp stages the
  * columns of its 32 rows and the next one in team scratch with coalesced loads - up to
  * FeatureParams::row_stage_cols entries, by default enough for 1.25x the mean row length within
  * the 40 KB team scratch, which took the Kronecker mesh of ~70 nonzeros per row from 9.2 to 5.0
@@ -248,17 +248,22 @@ struct RowPassAcc {
   }
 };
 
-/// Columns staged per warp by row_pass_entries at least (6 KB of team scratch per warp).
+/// Columns staged per warp by the staged row passes at least (6 KB of team scratch per warp).
 constexpr int kStageCap = 1536;
 
-/// Threads per team of row_pass_entries on device backends.
+/// Threads per team of the staged row passes on device backends.
 constexpr int kStagedTeam = 128;
 
-/// Threads per team of row_pass_entries on Exec (1 on host backends) and the warps (W = 32
+/// Threads per team of the staged row passes on Exec (1 on host backends) and the warps (W = 32
 /// lanes; 1 on host) among them, each with its own stage_cap columns of team scratch.
 template <class Exec>
 constexpr int staged_team_size() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible ? 1 : kStagedTeam;
+}
+/// Lanes of one warp of those teams: W = 32 on device backends, 1 on host backends.
+template <class Exec>
+constexpr int staged_warp_lanes() {
+  return staged_team_size<Exec>() < 32 ? staged_team_size<Exec>() : 32;
 }
 template <class Exec>
 constexpr int staged_warps_per_team() {
@@ -273,7 +278,7 @@ constexpr std::int64_t kRowPassTeamNnz = 8192;
 template <class Exec>
 std::int64_t row_pass_rows_per_team(std::int64_t n, std::int64_t nnz) {
   const std::int64_t team = staged_team_size<Exec>();
-  const std::int64_t W = team < 32 ? team : 32;
+  const std::int64_t W = staged_warp_lanes<Exec>();
   const std::int64_t by_nnz = nnz > 0 ? (kRowPassTeamNnz * std::max<std::int64_t>(n, 1) + nnz - 1) / nnz : 1024;
   std::int64_t per_team = std::min<std::int64_t>(std::max<std::int64_t>(by_nnz, team), std::max<std::int64_t>(team, 1024));
   per_team = std::max<std::int64_t>(per_team, (n + 32767) / 32768);
@@ -306,7 +311,7 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
   using member_t = typename policy_t::member_type;
   using buf_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const int team = staged_team_size<Exec>();
-  const int W = team < 32 ? team : 32;
+  const int W = staged_warp_lanes<Exec>();
   const int groups = staged_warps_per_team<Exec>();
   const std::int64_t per_team = row_pass_rows_per_team<Exec>(n, nnz);
   const int league = static_cast<int>((n + per_team - 1) / per_team);
@@ -401,53 +406,6 @@ int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int
   return static_cast<int>(std::max<std::int64_t>(c, 33));
 }
 
-/**
- * Sets 1 and 2 of one short row i walked by one thread (its row length is added by the caller):
- * the distinct lines of its sorted columns cols[0, len) with the per-line count and stripe bitmap
- * atomics, blocks(i), the adjacent distance to row i + 1 (columns next[0, next_len)) when `pair`,
- * its runs and run sizes. The per-row work of both staged passes.
- */
-template <class O, class Acc, class LineCount, class Bitmap, class Blocks>
-KOKKOS_INLINE_FUNCTION void short_row_features(std::int64_t i, const O* cols, std::int64_t len, const O* next,
-                                               std::int64_t next_len, bool pair, const LineOf<O>& lo, int nw,
-                                               bool want_spmm, bool want_fmt, const LineCount& line_count,
-                                               const Bitmap& bitmap, const Blocks& blocks, Acc& a) {
-  if (want_spmm) {
-    const std::int64_t wslot = i % nw;
-    O last_line = -1;
-    O nb = 0;
-    for (std::int64_t k = 0; k < len; ++k) {
-      const O l = lo(cols[k]);
-      if (l != last_line) {
-        ++nb;
-        last_line = l;
-        kkperm::atomic_increment_aggregated(&line_count(l));
-        Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
-      }
-    }
-    blocks(i) = nb;
-    a.blocks.add(nb);
-    if (pair) {
-      a.adj.add(static_cast<O>(line_mask_distance(cols, len, next, next_len, lo)));
-      ++a.adj_count;
-    }
-  }
-  if (want_fmt) {
-    O runs = 0, run_len = 0;
-    for (std::int64_t k = 0; k < len; ++k) {
-      if (k == 0 || cols[k] != cols[k - 1] + 1) {
-        if (run_len > 0) a.run_size.add(run_len);
-        ++runs;
-        run_len = 1;
-      } else {
-        ++run_len;
-      }
-    }
-    if (run_len > 0) a.run_size.add(run_len);
-    a.runs.add(runs);
-  }
-}
-
 /// Read access to a raw column array with the entries(k) syntax of the search helpers above.
 template <class O>
 struct ColPtr {
@@ -458,6 +416,11 @@ struct ColPtr {
 /// Per-warp team scratch of row_pass_entries besides its staged columns: row offsets and
 /// their compacted prefix (kEntrySlots int64 each) and three per-row counters (kEntrySlots each).
 constexpr int kEntrySlots = 34;  // W + 2 for W <= 32
+
+template <class O>
+constexpr std::int64_t entry_pass_extra_bytes() {
+  return 2 * kEntrySlots * std::int64_t(sizeof(std::int64_t)) + 3 * kEntrySlots * std::int64_t(sizeof(O)) + 64;
+}
 
 /// RowPass::automatic takes the entry steps when the thread-per-row walk would keep fewer than
 /// 1 / kEntryImbalance of its lanes busy: sum over W-row chunks of W times the chunk's longest
@@ -486,10 +449,6 @@ double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, in
       padded);
   return double(padded) / double(nnz);
 }
-template <class O>
-constexpr std::int64_t entry_pass_extra_bytes() {
-  return 2 * kEntrySlots * std::int64_t(sizeof(std::int64_t)) + 3 * kEntrySlots * std::int64_t(sizeof(O)) + 64;
-}
 
 /**
  * The row pass of sets 1 and 2 by entry steps (FeatureParams::RowPass::entries). A warp (W = 32
@@ -517,10 +476,10 @@ constexpr std::int64_t entry_pass_extra_bytes() {
  */
 template <class Exec, class Acc, class RowMap, class Entries, class LineCount, class Bitmap, class Blocks,
           class LongIds, class NLong, class O>
-Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries, const LineOf<O> lo, int nw,
-                        std::int64_t long_nnz, bool want_spmm, bool want_fmt, const LineCount& line_count,
-                        const Bitmap& bitmap, const Blocks& blocks, const LongIds& long_ids, const NLong& n_long,
-                        int stage_cap) {
+Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries,
+                     const LineOf<O> lo, int nw, std::int64_t long_nnz, bool want_spmm, bool want_fmt,
+                     const LineCount& line_count, const Bitmap& bitmap, const Blocks& blocks,
+                     const LongIds& long_ids, const NLong& n_long, int stage_cap) {
   using F = typename RowMap::non_const_value_type;
   using I = std::int64_t;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
@@ -533,7 +492,7 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
   out.init();
   if (n <= 0) return out;
   const int team = staged_team_size<Exec>();
-  const int W = team < 32 ? team : 32;
+  const int W = staged_warp_lanes<Exec>();
   const int groups = staged_warps_per_team<Exec>();
   const std::int64_t per_team = row_pass_rows_per_team<Exec>(n, nnz);
   const int league = static_cast<int>((n + per_team - 1) / per_team);
@@ -597,60 +556,58 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
           sync_warp_lanes();
           const ColPtr<O> src{staged ? static_cast<const O*>(cols) : entries.data() + sb};
           const I total = soff[W + 1];
-          {
-            int q = 0;           // this lane's row; non-decreasing from step to step
-            I run_from = 0;      // compacted position of the last run start of the previous steps
-            for (I base = 0; base < total; base += W) {
-              const I j = base + lane;
-              const bool act = j < total;
-              bool head = false, fl = false, rstart = false, cm = false, rend = false;
-              if (act) {
-                if (soff[q + 1] <= j) {  // moved past row q: search [q + 1, W]
-                  int lo_q = q + 1, hi_q = W + 1;  // soff[lo_q] <= j < soff[hi_q]
-                  while (hi_q - lo_q > 1) {
-                    const int mid = (lo_q + hi_q) / 2;
-                    if (soff[mid] <= j) lo_q = mid; else hi_q = mid;
-                  }
-                  q = lo_q;
+          int q = 0;           // this lane's row; non-decreasing from step to step
+          I run_from = 0;      // compacted position of the last run start of the previous steps
+          for (I base = 0; base < total; base += W) {
+            const I j = base + lane;
+            const bool act = j < total;
+            bool head = false, fl = false, rstart = false, cm = false, rend = false;
+            if (act) {
+              if (soff[q + 1] <= j) {  // moved past row q: search [q + 1, W]
+                int lo_q = q + 1, hi_q = W + 1;  // soff[lo_q] <= j < soff[hi_q]
+                while (hi_q - lo_q > 1) {
+                  const int mid = (lo_q + hi_q) / 2;
+                  if (soff[mid] <= j) lo_q = mid; else hi_q = mid;
                 }
-                const I bq = off[q], eq = off[q + 1];
-                const I p = bq + (j - soff[q]);
-                const O c = src(p);
-                head = lane == 0 || j == soff[q];
-                if (want_spmm) {
-                  const O l = lo(c);
-                  fl = p == bq || lo(src(p - 1)) != l;
-                  if (fl && q < W) {
-                    kkperm::atomic_increment_aggregated(&line_count(l));
-                    Kokkos::atomic_or(&bitmap((l / 32) * nw + (r + q) % nw), std::uint32_t(1u) << (l % 32));
-                    if (r + q + 1 < n && off[q + 2] - off[q + 1] <= long_nnz) {  // pair (r+q, r+q+1) is counted here
-                      const I b2 = off[q + 1], e2 = off[q + 2];
-                      const I k2 = lower_bound_col(src, b2, e2, lo.first_col(l));
-                      cm = k2 < e2 && lo(src(k2)) == l;
-                    }
+                q = lo_q;
+              }
+              const I bq = off[q], eq = off[q + 1];
+              const I p = bq + (j - soff[q]);
+              const O c = src(p);
+              head = lane == 0 || j == soff[q];
+              if (want_spmm) {
+                const O l = lo(c);
+                fl = p == bq || lo(src(p - 1)) != l;
+                if (fl && q < W) {
+                  kkperm::atomic_increment_aggregated(&line_count(l));
+                  Kokkos::atomic_or(&bitmap((l / 32) * nw + (r + q) % nw), std::uint32_t(1u) << (l % 32));
+                  if (r + q + 1 < n && off[q + 2] - off[q + 1] <= long_nnz) {  // pair (r+q, r+q+1) is counted here
+                    const I b2 = off[q + 1], e2 = off[q + 2];
+                    const I k2 = lower_bound_col(src, b2, e2, lo.first_col(l));
+                    cm = k2 < e2 && lo(src(k2)) == l;
                   }
                 }
-                if (want_fmt && q < W) {
-                  rstart = p == bq || src(p - 1) + 1 != c;
-                  rend = p + 1 == eq || src(p + 1) != c + 1;
-                }
               }
-              const unsigned heads = warp_ballot(head), mfl = warp_ballot(fl), mrs = warp_ballot(rstart),
-                             mcm = warp_ballot(cm);
-              if (rend) {  // the run's start: the last run start at or below this lane, else carried
-                const unsigned upto = mrs & (lane >= 31 ? 0xffffffffu : ((2u << lane) - 1u));
-                const I from = upto != 0u ? base + highest_bit32(upto) : run_from;
-                a.run_size.add(static_cast<O>(j - from + 1));
+              if (want_fmt && q < W) {
+                rstart = p == bq || src(p - 1) + 1 != c;
+                rend = p + 1 == eq || src(p + 1) != c + 1;
               }
-              if (mrs != 0u) run_from = base + highest_bit32(mrs);
-              if (head) {
-                const unsigned seg = segment_mask(heads, lane, W);
-                nb[q] += static_cast<O>(popcount32u(mfl & seg));
-                runs[q] += static_cast<O>(popcount32u(mrs & seg));
-                common[q] += static_cast<O>(popcount32u(mcm & seg));
-              }
-              sync_warp_lanes();  // the next step's heads read these counters
             }
+            const unsigned heads = warp_ballot(head), mfl = warp_ballot(fl), mrs = warp_ballot(rstart),
+                           mcm = warp_ballot(cm);
+            if (rend) {  // the run's start: the last run start at or below this lane, else carried
+              const unsigned upto = mrs & (lane >= 31 ? 0xffffffffu : ((2u << lane) - 1u));
+              const I from = upto != 0u ? base + highest_bit32(upto) : run_from;
+              a.run_size.add(static_cast<O>(j - from + 1));
+            }
+            if (mrs != 0u) run_from = base + highest_bit32(mrs);
+            if (head) {
+              const unsigned seg = segment_mask(heads, lane, W);
+              nb[q] += static_cast<O>(popcount32u(mfl & seg));
+              runs[q] += static_cast<O>(popcount32u(mrs & seg));
+              common[q] += static_cast<O>(popcount32u(mcm & seg));
+            }
+            sync_warp_lanes();  // the next step's heads read these counters
           }
           const I i = r + lane;
           if (i < e0) {
@@ -930,9 +887,8 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   const bool entry_steps =
       lanes == 1 && (p.row_pass == RowPass::entries ||
                      (p.row_pass == RowPass::automatic && !on_host_space &&
-                      detail::row_imbalance<exec_t>(n, r.nnz, row_map, detail::staged_team_size<exec_t>() < 32
-                                                                           ? detail::staged_team_size<exec_t>()
-                                                                           : 32) > detail::kEntryImbalance));
+                      detail::row_imbalance<exec_t>(n, r.nnz, row_map, detail::staged_warp_lanes<exec_t>()) >
+                          detail::kEntryImbalance));
   if (entry_steps) {
     acc = detail::row_pass_entries<exec_t, Acc>(
         n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, line_count, bitmap, blocks, long_ids,
@@ -957,10 +913,43 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             ++a.n_long;
             return;
           }
-          const bool pair = i + 1 < n && static_cast<std::int64_t>(row_map(i + 2) - e) <= long_nnz;  // else a long row's team
-          detail::short_row_features(row, cols, static_cast<std::int64_t>(len), src + (e - off),
-                                     pair ? static_cast<std::int64_t>(row_map(i + 2) - e) : std::int64_t(0), pair, lo, nw,
-                                     want_spmm, want_fmt, line_count, bitmap, blocks, a);
+          if (want_spmm) {
+            const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
+            O last_line = -1;
+            O nb = 0;
+            for (F k = 0; k < len; ++k) {
+              const O l = lo(cols[k]);
+              if (l != last_line) {
+                ++nb;
+                last_line = l;
+                kkperm::atomic_increment_aggregated(&line_count(l));
+                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+              }
+            }
+            blocks(i) = nb;
+            a.blocks.add(nb);
+            if (i + 1 < n) {
+              const F e2 = row_map(i + 2);
+              if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
+                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, lo)));
+                ++a.adj_count;
+              }
+            }
+          }
+          if (want_fmt) {
+            O runs = 0, run_len = 0;
+            for (F k = 0; k < len; ++k) {
+              if (k == 0 || cols[k] != cols[k - 1] + 1) {
+                if (run_len > 0) a.run_size.add(run_len);
+                ++runs;
+                run_len = 1;
+              } else {
+                ++run_len;
+              }
+            }
+            if (run_len > 0) a.run_size.add(run_len);
+            a.runs.add(runs);
+          }
         },
         detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz));
   } else {
