@@ -261,6 +261,21 @@ TEST(Features, RowImbalanceOfChunks) {
   EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 4), 32.0 / 11.0);
   EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 1), 1.0);
   EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(0, 0, A.graph.row_map, 4), 0.0);
+  // W = 32 (the warp-max pass on CUDA, a thread per chunk elsewhere) on a fresh random matrix with
+  // a partial last chunk, against the definition evaluated on the host
+  const auto seed = kkperm::test::fresh_seed();
+  const auto r = kkperm::test::random_feature_matrix(4099 + static_cast<int>(seed % 3000), 700, seed);
+  double padded = 0.0;
+  for (int c = 0; c * 32 < r.num_rows; ++c) {
+    std::int64_t longest = 0;
+    for (int i = c * 32; i < std::min(r.num_rows, c * 32 + 32); ++i)
+      longest = std::max<std::int64_t>(longest, r.row_map[i + 1] - r.row_map[i]);
+    padded += 32.0 * double(longest);
+  }
+  const auto B = kkperm::to_device<Matrix>(r);
+  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(r.num_rows, r.nnz(), B.graph.row_map, 32),
+                   padded / double(r.nnz()))
+      << "seed " << seed;
 }
 
 // Hub rows (power-law, dense rows, contiguous runs) on both paths: default threshold and a

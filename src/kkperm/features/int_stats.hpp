@@ -188,12 +188,13 @@ struct LineOf {
 /**
  * Hamming distance between the cache-line masks of two rows given by their sorted column lists
  * (duplicates of a line are merged on the fly): |L_a| + |L_b| - 2 |L_a ∩ L_b| where L is the set
- * of lines col / cpl. Works on raw pointers so device kernels and host code share it.
+ * of lines col / cpl. a and b: raw pointers or anything with a[i] (the staged columns of the
+ * feature row pass), so device kernels and host code share it.
  * (A shorter merge that skipped each line in both lists after comparing re-read every first
  * entry and made the H100 feature pass 5-10 % slower, run 41.)
  */
-template <class O, class F>
-KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const O* a, F na, const O* b, F nb, const LineOf<O>& line) {
+template <class PA, class PB, class F, class O>
+KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const PA& a, F na, const PB& b, F nb, const LineOf<O>& line) {
   F i = 0, j = 0;
   std::int64_t dist = 0;
   O last_a = -1, last_b = -1;

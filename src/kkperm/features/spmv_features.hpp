@@ -45,7 +45,9 @@
  * columns of its 32 rows and the next one in team scratch with coalesced loads - up to
  * FeatureParams::row_stage_cols entries, by default enough for 1.25x the mean row length within
  * the 40 KB team scratch, which took the Kronecker mesh of ~70 nonzeros per row from 9.2 to 5.0
- * SpMV-eq on an H100, run 41 - then walks them a thread per row or, where row lengths vary
+ * SpMV-eq on an H100, run 41; the thread-per-row pass stores them with one skip word per 32
+ * entries so lanes walking equal-length rows use different banks, 32x32 blocks 4.2 -> 2.3-2.6,
+ * runs 55-57 - then walks them a thread per row or, where row lengths vary
  * within the warp, by steps of one entry per lane (FeatureParams::row_pass);
  * FeatureParams::row_lanes > 1 lets that many vector lanes share each row instead); rows longer than
  * FeatureParams::long_row_nnz are listed and handled by one team each in
@@ -286,19 +288,58 @@ std::int64_t row_pass_rows_per_team(std::int64_t n, std::int64_t nnz) {
 }
 
 /**
- * reduce_rows for a body that reads the columns of row i and row i + 1: body(i, src, off, a) finds
- * entries(k) at src[k - off] for every k in [row_map(i), row_map(i + 2)). Each warp (W = 32
+ * Columns of a row staged by reduce_rows_staged, read as cols[k] for k in [0, row length): entry
+ * d0 + k of the staged span sits at p[d + (d >> shift)] with d = d0 + k (32-bit: a staged span
+ * holds a few thousand entries at most, a row read in place at most long_row_nnz). Staged spans
+ * skip one word after every 32 entries (shift 5), so the threads of a warp reading rows whose
+ * lengths are multiples of 2^j land in different shared-memory banks (32x32 blocks: rows of 32
+ * entries, all 32 lanes in one bank without the skip; H100 runs 55-57: 4.1 -> 2.3-2.6 SpMV-eq
+ * for sets 1+2); a row read in place uses p = its first column and shift 31 (no skip).
+ */
+template <class O>
+struct StagedRow {
+  const O* p;
+  int d0;
+  int shift;
+  KOKKOS_INLINE_FUNCTION O operator[](std::int64_t k) const {
+    const int d = d0 + static_cast<int>(k);
+    return p[d + (d >> shift)];
+  }
+};
+
+/// The columns a warp staged (staged: skewed, entry off of the matrix at d = 0) or the matrix's
+/// column array: row(b) gives the columns of the row starting at entry b.
+template <class O, class F>
+struct StagedSpan {
+  const O* p;
+  F off;
+  bool staged;
+  KOKKOS_INLINE_FUNCTION StagedRow<O> row(F b) const {
+    return staged ? StagedRow<O>{p, static_cast<int>(b - off), 5} : StagedRow<O>{p + b, 0, 31};
+  }
+};
+
+/// Team scratch entries of a skewed staging buffer for stage_cap columns (one skip per 32).
+inline std::int64_t skewed_len(std::int64_t stage_cap) { return stage_cap + (stage_cap >> 5) + 1; }
+
+/**
+ * reduce_rows for a body that reads the columns of row i and row i + 1: body(i, span, a) finds
+ * the columns of any row b = row_map(i), row_map(i + 1) through span.row(b). Each warp (W = 32
  * threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at a time, copies
  * the columns of those rows and of the next one into its slice of team scratch with coalesced
- * loads (lane l reads entries l, l + W, ...), then lane l runs body on row r + l from there.
- * Ranges longer than stage_cap entries are read in place (src = entries.data(), off = 0).
+ * loads (lane l reads entries l, l + W, ...; skewed, see StagedRow), then lane l runs body on row
+ * r + l from there. Ranges longer than stage_cap entries are read in place.
+ * skip_above: when not null, every team returns at once (the result stays init()) if
+ * *skip_above > skip_limit - a decision computed on the device just before (RowPass::automatic),
+ * so the host need not wait for it before launching this pass.
  * Why: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on the
  * first use of each column load (long scoreboard): every thread walked its own row with one
  * dependent load after another.
  */
 template <class Exec, class Value, int MinBlocks, class RowMap, class Entries, class Body>
 Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, const RowMap& row_map,
-                         const Entries& entries, const Body& body, int stage_cap = kStageCap) {
+                         const Entries& entries, const Body& body, int stage_cap = kStageCap,
+                         const std::int64_t* skip_above = nullptr, double skip_limit = 0.0) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   Value out;
@@ -315,15 +356,17 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
   const int groups = staged_warps_per_team<Exec>();
   const std::int64_t per_team = row_pass_rows_per_team<Exec>(n, nnz);
   const int league = static_cast<int>((n + per_team - 1) / per_team);
+  const std::int64_t stride = skewed_len(stage_cap);
   policy_t pol(league, team);
-  pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stage_cap)));
+  pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stride)));
   Kokkos::parallel_reduce(
       label, pol,
       KOKKOS_LAMBDA(const member_t& m, Value& a) {
+        if (skip_above != nullptr && double(*skip_above) > skip_limit) return;  // team-uniform
         const int t = m.team_rank();
         const int lane = t % W, g = t / W;
-        buf_t buf(m.team_scratch(0), std::size_t(groups) * stage_cap);
-        O* mine = buf.data() + std::size_t(g) * stage_cap;
+        buf_t buf(m.team_scratch(0), std::size_t(groups) * stride);
+        O* mine = buf.data() + std::size_t(g) * stride;
         const std::int64_t b0 = static_cast<std::int64_t>(m.league_rank()) * per_team;
         const std::int64_t e0 = b0 + per_team < n ? b0 + per_team : n;
         for (std::int64_t r = b0 + std::int64_t(g) * W; r < e0; r += std::int64_t(groups) * W) {
@@ -331,10 +374,13 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
           const F sb = row_map(r), se = row_map(rl);
           const bool staged = static_cast<std::int64_t>(se - sb) <= stage_cap;
           if (staged)
-            for (F k = sb + lane; k < se; k += W) mine[k - sb] = entries(k);
+            for (F k = sb + lane; k < se; k += W) {
+              const int d = static_cast<int>(k - sb);
+              mine[d + (d >> 5)] = entries(k);
+            }
           sync_warp_lanes();
           const std::int64_t i = r + lane;
-          if (i < e0) body(i, staged ? static_cast<const O*>(mine) : entries.data(), staged ? sb : F(0), a);
+          if (i < e0) body(i, StagedSpan<O, F>{staged ? static_cast<const O*>(mine) : entries.data(), sb, staged}, a);
           sync_warp_lanes();  // the next chunk overwrites the buffer
         }
       },
@@ -386,14 +432,17 @@ KOKKOS_INLINE_FUNCTION F run_start(const Entries& entries, F b, F k) {
 /// Staged columns per warp of the thread-per-row pass: FeatureParams::row_stage_cols, or (0) enough
 /// for 33 rows of 1.25 times the mean length, at least kStageCap, rounded up to 256, capped to
 /// what the team scratch of the warps of a team can hold on this space.
-/// extra_per_warp: bytes of team scratch each warp needs besides its staged columns.
+/// extra_per_warp: bytes of team scratch each warp needs besides its staged columns; skewed: the
+/// columns are stored with one skip per 32 (skewed_len).
 template <class Exec, class O>
-int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int64_t extra_per_warp = 0) {
+int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int64_t extra_per_warp = 0,
+                   bool skewed = false) {
   const std::int64_t groups = staged_warps_per_team<Exec>();
-  const std::int64_t fit =
+  const std::int64_t raw =
       (static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) - groups * extra_per_warp) /
           (groups * std::int64_t(sizeof(O))) -
       8;
+  const std::int64_t fit = skewed ? (raw - 1) * 32 / 33 : raw;
   std::int64_t c = requested;
   if (c == 0) {
     const double mu = n_row > 0 ? double(nnz) / double(n_row) : 0.0;
@@ -424,17 +473,15 @@ constexpr std::int64_t entry_pass_extra_bytes() {
 
 /// RowPass::automatic takes the entry steps when the thread-per-row walk would keep fewer than
 /// 1 / kEntryImbalance of its lanes busy: sum over W-row chunks of W times the chunk's longest
-/// row, over nnz (row_imbalance), above kEntryImbalance.
+/// row (row_padded_work), over nnz, above kEntryImbalance.
 constexpr double kEntryImbalance = 1.5;
 
-/// Sum over the W-row chunks of W times the chunk's longest row, over nnz (1 for rows of equal
-/// length; 0 for an empty matrix): how much a thread-per-row walk of W-row chunks waits for the
-/// longest row of its chunk. One pass over the row offsets.
-template <class Exec, class RowMap>
-double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, int W) {
-  if (n <= 0 || nnz <= 0) return 0.0;
-  const std::int64_t chunks = (n + W - 1) / W;
-  std::int64_t padded = 0;
+/// Sum over the W-row chunks of W times the chunk's longest row (the padded work of a
+/// thread-per-row walk of W-row chunks), into the device scalar `out` without waiting for it.
+/// One pass over the row offsets, a thread per chunk.
+template <class Exec, class RowMap, class Out>
+void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& out) {
+  const std::int64_t chunks = n > 0 ? (n + W - 1) / W : 0;
   Kokkos::parallel_reduce(
       "kkperm::features::row_imbalance", Kokkos::RangePolicy<Exec>(0, chunks),
       KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& s) {
@@ -446,8 +493,19 @@ double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, in
         }
         s += longest * W;
       },
-      padded);
-  return double(padded) / double(nnz);
+      out);
+}
+
+/// row_padded_work over nnz (1 for rows of equal length; 0 for an empty matrix): how much a
+/// thread-per-row walk of W-row chunks waits for the longest row of its chunk.
+template <class Exec, class RowMap>
+double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, int W) {
+  if (n <= 0 || nnz <= 0) return 0.0;
+  Kokkos::View<std::int64_t, typename Exec::memory_space> padded("kkperm::features::padded");
+  row_padded_work<Exec>(n, row_map, W, padded);
+  std::int64_t h = 0;
+  Kokkos::deep_copy(h, padded);
+  return double(h) / double(nnz);
 }
 
 /**
@@ -858,7 +916,8 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   const std::int64_t n_cnt = want_spmm ? n_lines : 0, n_bits = want_spmm ? std::int64_t(nw) * words : 0;
   ws_t ws(ws_t::template bytes_for<int>(n_cnt) + ws_t::template bytes_for<std::uint32_t>(n_bits) +
           ws_t::template bytes_for<std::int64_t>(3 * nw) + ws_t::template bytes_for<int>(1) +
-          ws_t::template bytes_for<int>(want_spmm ? n : 0) + ws_t::template bytes_for<std::int64_t>(long_cap));
+          ws_t::template bytes_for<int>(want_spmm ? n : 0) + ws_t::template bytes_for<std::int64_t>(long_cap) +
+          ws_t::template bytes_for<std::int64_t>(1));
   const auto zero_from = ws.mark();
   auto line_count = ws.template take<int>(n_cnt);
   // Word q of stripe w's line bitmap sits at q * nw + w (word-major): the rows of one CUDA warp
@@ -869,6 +928,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   ws.template zero_since<exec_t>(zero_from);
   auto blocks = ws.template take<int>(want_spmm ? n : 0);
   auto long_ids = ws.template take<std::int64_t>(long_cap);
+  Kokkos::View<std::int64_t, mem_t, Kokkos::MemoryUnmanaged> padded(ws.template take<std::int64_t>(1).data());
 
   // One pass over the rows, reduced into a compact accumulator (min/max in the ordinal type, only
   // the sums the statistics need: 31 registers of state instead of 5 full IntStats' 50), with a
@@ -882,18 +942,18 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   Acc acc;
   using RowPass = FeatureParams::RowPass;
   // RowPass::automatic: entry steps where a thread per row would idle most lanes (device only; a
-  // host team is one thread, where both walks do the same work).
+  // host team is one thread, where both walks do the same work). The padded work of a thread per
+  // row (row_padded_work) goes to a device scalar, and the thread-per-row pass launched right after
+  // skips itself when it exceeds kEntryImbalance x nnz: the host waits once, sees an untouched
+  // accumulator (nnz sum 0 of a matrix with nonzeros) and runs the entry steps. (With the host
+  // waiting for the decision first, the default was 0.2-0.3 SpMV-eq over the forced thread per
+  // row on short-row stencils, H100 runs 50, 56; deciding on the device saved 0.06-0.15 of that
+  // and costs 0.2-0.3 where the entry steps run - the skipped launch and its wait - run 57.)
   constexpr bool on_host_space = Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible;
-  const bool entry_steps =
-      lanes == 1 && (p.row_pass == RowPass::entries ||
-                     (p.row_pass == RowPass::automatic && !on_host_space &&
-                      detail::row_imbalance<exec_t>(n, r.nnz, row_map, detail::staged_warp_lanes<exec_t>()) >
-                          detail::kEntryImbalance));
-  if (entry_steps) {
-    acc = detail::row_pass_entries<exec_t, Acc>(
-        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, line_count, bitmap, blocks, long_ids,
-        n_long, detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()));
-  } else if (lanes == 1) {
+  const bool decide = lanes == 1 && p.row_pass == RowPass::automatic && !on_host_space && r.nnz > 0;
+  if (decide) detail::row_padded_work<exec_t>(n, row_map, detail::staged_warp_lanes<exec_t>(), padded);
+  bool entry_steps = lanes == 1 && p.row_pass == RowPass::entries;
+  if (lanes == 1 && !entry_steps) {
     // A thread per row; the rows' columns come from a per-warp staging buffer in team scratch
     // (reduce_rows_staged): loaded with coalesced reads instead of one dependent load after
     // another per thread. Compact accumulator (min/max in the ordinal type, only the sums the
@@ -902,10 +962,10 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
     // 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
     acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
         "kkperm::features::rows", n, r.nnz, row_map, entries,
-        KOKKOS_LAMBDA(const std::int64_t row, const O* src, const F off, Acc& a) {
+        KOKKOS_LAMBDA(const std::int64_t row, const detail::StagedSpan<O, F>& span, Acc& a) {
           const O i = static_cast<O>(row);
           const F b = row_map(i), e = row_map(i + 1);
-          const O* cols = src + (b - off);
+          const auto cols = span.row(b);
           const F len = e - b;
           a.nnz.add(static_cast<O>(len));
           if (static_cast<std::int64_t>(len) > long_nnz) {
@@ -931,7 +991,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             if (i + 1 < n) {
               const F e2 = row_map(i + 2);
               if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
-                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, src + (e - off), e2 - e, lo)));
+                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, span.row(e), e2 - e, lo)));
                 ++a.adj_count;
               }
             }
@@ -951,8 +1011,15 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             a.runs.add(runs);
           }
         },
-        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz));
-  } else {
+        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, 0, true), decide ? padded.data() : nullptr,
+        detail::kEntryImbalance * double(r.nnz));
+    entry_steps = decide && acc.nnz.sum == 0;  // skipped: a pass that ran sums the row lengths (> 0)
+  }
+  if (entry_steps) {
+    acc = detail::row_pass_entries<exec_t, Acc>(
+        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, line_count, bitmap, blocks, long_ids,
+        n_long, detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()));
+  } else if (lanes != 1) {
     // `lanes` vector lanes per row (a thread of the team = `lanes` CUDA threads): lane j takes
     // entries j, j + lanes, ... of the row (coalesced), flags the first entry of each line and of
     // each run, and the row's counts are summed across the lanes. Each thread walks a range of
