@@ -247,8 +247,20 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
   }
 }
 
-// Hand-computed: row lengths 1 3 0 2 | 5 in chunks of W = 4 rows -> (4 * 3 + 4 * 5) / 11;
-// W = 1 -> every row its own chunk -> exactly 1; an empty matrix -> 0.
+namespace {
+// detail::row_padded_work into a device scalar, read back.
+std::int64_t padded_work(std::int64_t n, const Matrix& A, int W) {
+  Kokkos::View<std::int64_t, Matrix::memory_space> out("padded");
+  Kokkos::deep_copy(out, std::int64_t(-1));  // poisoned: an unwritten result fails
+  kkperm::detail::row_padded_work<Matrix::execution_space>(n, A.graph.row_map, W, out);
+  std::int64_t h = -1;
+  Kokkos::deep_copy(h, out);
+  return h;
+}
+}  // namespace
+
+// Hand-computed: row lengths 1 3 0 2 | 5 in chunks of W = 4 rows -> 4 * 3 + 4 * 5 = 32 (an
+// imbalance of 32 / 11); W = 1 -> every row its own chunk -> exactly nnz = 11; no rows -> 0.
 TEST(Features, RowImbalanceOfChunks) {
   kkperm::test::TestCsr h;
   h.num_rows = 5;
@@ -257,25 +269,21 @@ TEST(Features, RowImbalanceOfChunks) {
   h.entries = {0, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4};
   h.values.assign(11, 1.0);
   const auto A = kkperm::to_device<Matrix>(h);
-  using exec = Matrix::execution_space;
-  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 4), 32.0 / 11.0);
-  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(5, 11, A.graph.row_map, 1), 1.0);
-  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(0, 0, A.graph.row_map, 4), 0.0);
-  // W = 32 (the warp-max pass on CUDA, a thread per chunk elsewhere) on a fresh random matrix with
-  // a partial last chunk, against the definition evaluated on the host
+  EXPECT_EQ(padded_work(5, A, 4), 32);
+  EXPECT_EQ(padded_work(5, A, 1), 11);
+  EXPECT_EQ(padded_work(0, A, 4), 0);
+  // W = 32 (the chunk width of the device's decision) on a fresh random matrix with a partial
+  // last chunk, against the definition evaluated on the host
   const auto seed = kkperm::test::fresh_seed();
   const auto r = kkperm::test::random_feature_matrix(4099 + static_cast<int>(seed % 3000), 700, seed);
-  double padded = 0.0;
+  std::int64_t padded = 0;
   for (int c = 0; c * 32 < r.num_rows; ++c) {
     std::int64_t longest = 0;
     for (int i = c * 32; i < std::min(r.num_rows, c * 32 + 32); ++i)
       longest = std::max<std::int64_t>(longest, r.row_map[i + 1] - r.row_map[i]);
-    padded += 32.0 * double(longest);
+    padded += 32 * longest;
   }
-  const auto B = kkperm::to_device<Matrix>(r);
-  EXPECT_DOUBLE_EQ(kkperm::detail::row_imbalance<exec>(r.num_rows, r.nnz(), B.graph.row_map, 32),
-                   padded / double(r.nnz()))
-      << "seed " << seed;
+  EXPECT_EQ(padded_work(r.num_rows, kkperm::to_device<Matrix>(r), 32), padded) << "seed " << seed;
 }
 
 // Hub rows (power-law, dense rows, contiguous runs) on both paths: default threshold and a

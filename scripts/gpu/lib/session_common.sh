@@ -2,21 +2,23 @@
 # after they set NEW (carried binaries), R (the run's result folder under $OUT) and DEADLINE_S.
 # late WHAT: true, and logs "skipped (deadline): WHAT" in R/runs.txt, once SECONDS passed
 #   DEADLINE_S (later items are skipped so that the tgz gets written).
-# res_usage PATTERN: registers/stack/shared/local of NEW/kkperm_features' kernels whose name
-#   matches PATTERN (cuobjdump -res-usage) into R/res_usage.txt.
+# res_usage PATTERN [BINARY] [FILE]: registers/stack/shared/local of BINARY's (default
+#   NEW/kkperm_features) kernels whose name matches PATTERN (cuobjdump -res-usage) into R/FILE
+#   (default res_usage.txt).
 # run_tests [TIMEOUT]: runs the carried test executables NEW/kkperm_test_* (unless late; default
 #   300 s each), logging each rc in R/runs.txt.
 # tests_and_pack TAG: run_tests 300, then packs R into $OUT/TAG.tgz.
-# feature_rounds [ARGS...]: ROUNDS times (default 2) over S5_GENS, old and new kkperm_features
-#   interleaved (`--perms none --repeat 10 --warmup 3`), ARGS passed to new only, into
-#   R/{old,new}_<round>_<matrix>.{json,log}.
+# feature_rounds [ARGS...]: ROUNDS times (default 2) over S5_GENS, the kkperm_features of each
+#   variant in VARIANTS (default "old new": OLD, NEW; any other name: that folder beside NEW)
+#   interleaved (`--perms none --repeat 10 --warmup 3`), ARGS passed to all but old, into
+#   R/<variant>_<round>_<matrix>.{json,log}.
 # ncu_gens PERMS [NCU ARGS...]: for each generator spec in NCU_GENS (unless late), ncu kernel
 #   times (duration, registers, grid, warps active) of one `NEW/kkperm_features --perms PERMS`
 #   run, extra ncu arguments (e.g. a kernel filter) passed on, into R/ncu_<i>.txt.gz.
 late() { (( SECONDS > DEADLINE_S )) && { echo "skipped (deadline): $*" >> "$R/runs.txt"; return 0; }; return 1; }
 res_usage() {
-  cuobjdump -res-usage $NEW/kkperm_features 2>&1 | grep -A1 "$1" \
-    | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/res_usage.txt" 2>&1
+  cuobjdump -res-usage ${2:-$NEW/kkperm_features} 2>&1 | grep -A1 "$1" \
+    | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/${3:-res_usage.txt}" 2>&1
 }
 run_tests() {
   local t
@@ -36,9 +38,11 @@ feature_rounds() {
     i=0
     for g in "${S5_GENS[@]}"; do
       i=$((i+1))
-      for v in old new; do
+      for v in ${VARIANTS:-old new}; do
         late "$v $g rep $rep" && continue
-        b=$OLD; extra=(); [[ $v == new ]] && { b=$NEW; extra=("$@"); }
+        b=$(dirname "$NEW")/$v; extra=("$@")
+        [[ $v == old ]] && { b=$OLD; extra=(); }
+        [[ $v == new ]] && b=$NEW
         timeout 90 $b/kkperm_features --gen "$g" --repeat 10 --warmup 3 --perms none "${extra[@]}" \
           --json "$R/${v}_${rep}_$i.json" > "$R/${v}_${rep}_$i.log" 2>&1
         echo "$v rep $rep $g rc=$?" >> "$R/runs.txt"

@@ -18,22 +18,7 @@ s8_setup "$TAG"
 VARIANTS="old new"
 THIRD=${THIRD:-mb5}
 [[ -x $S8_CARRY/$THIRD/kkperm_features ]] && VARIANTS="old new $THIRD"
-for v in $VARIANTS; do
-  cuobjdump -res-usage $S8_CARRY/$v/kkperm_features 2>&1 | grep -A1 RowPassAcc \
-    | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/res_usage_$v.txt"
-done
+for v in $VARIANTS; do res_usage RowPassAcc $S8_CARRY/$v/kkperm_features res_usage_$v.txt; done
 run_tests 240
-for rep in $(seq 1 ${ROUNDS:-2}); do
-  i=0
-  for g in "${S5_GENS[@]}"; do
-    i=$((i+1))
-    for v in $VARIANTS; do
-      late "$v $g rep $rep" && continue
-      extra=(); [[ $v != old ]] && extra=(--row-pass automatic,entries,rows)
-      timeout 90 $S8_CARRY/$v/kkperm_features --gen "$g" --repeat 10 --warmup 3 --perms none "${extra[@]}" \
-        --json "$R/${v}_${rep}_$i.json" > "$R/${v}_${rep}_$i.log" 2>&1
-      echo "$v rep $rep $g rc=$?" >> "$R/runs.txt"
-    done
-  done
-done
+feature_rounds --row-pass automatic,entries,rows
 tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"

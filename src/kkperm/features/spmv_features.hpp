@@ -296,15 +296,17 @@ std::int64_t row_pass_rows_per_team(std::int64_t n, std::int64_t nnz) {
  * entries, all 32 lanes in one bank without the skip; H100 runs 55-57: 4.1 -> 2.3-2.6 SpMV-eq
  * for sets 1+2); a row read in place uses p = its first column and shift 31 (no skip).
  */
+/// Skip shift of staged spans and of rows read in place (no skip for d < 2^31).
+constexpr int kSkewShift = 5, kNoSkewShift = 31;
+/// Position of entry d of a span stored with one skip word after every 2^shift entries.
+KOKKOS_INLINE_FUNCTION int skewed_index(int d, int shift) { return d + (d >> shift); }
+
 template <class O>
 struct StagedRow {
   const O* p;
   int d0;
   int shift;
-  KOKKOS_INLINE_FUNCTION O operator[](std::int64_t k) const {
-    const int d = d0 + static_cast<int>(k);
-    return p[d + (d >> shift)];
-  }
+  KOKKOS_INLINE_FUNCTION O operator[](std::int64_t k) const { return p[skewed_index(d0 + static_cast<int>(k), shift)]; }
 };
 
 /// The columns a warp staged (staged: skewed, entry off of the matrix at d = 0) or the matrix's
@@ -315,12 +317,12 @@ struct StagedSpan {
   F off;
   bool staged;
   KOKKOS_INLINE_FUNCTION StagedRow<O> row(F b) const {
-    return staged ? StagedRow<O>{p, static_cast<int>(b - off), 5} : StagedRow<O>{p + b, 0, 31};
+    return staged ? StagedRow<O>{p, static_cast<int>(b - off), kSkewShift} : StagedRow<O>{p + b, 0, kNoSkewShift};
   }
 };
 
 /// Team scratch entries of a skewed staging buffer for stage_cap columns (one skip per 32).
-inline std::int64_t skewed_len(std::int64_t stage_cap) { return stage_cap + (stage_cap >> 5) + 1; }
+inline std::int64_t skewed_len(std::int64_t stage_cap) { return stage_cap + (stage_cap >> kSkewShift) + 1; }
 
 /**
  * reduce_rows for a body that reads the columns of row i and row i + 1: body(i, span, a) finds
@@ -374,10 +376,7 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
           const F sb = row_map(r), se = row_map(rl);
           const bool staged = static_cast<std::int64_t>(se - sb) <= stage_cap;
           if (staged)
-            for (F k = sb + lane; k < se; k += W) {
-              const int d = static_cast<int>(k - sb);
-              mine[d + (d >> 5)] = entries(k);
-            }
+            for (F k = sb + lane; k < se; k += W) mine[skewed_index(static_cast<int>(k - sb), kSkewShift)] = entries(k);
           sync_warp_lanes();
           const std::int64_t i = r + lane;
           if (i < e0) body(i, StagedSpan<O, F>{staged ? static_cast<const O*>(mine) : entries.data(), sb, staged}, a);
@@ -477,8 +476,8 @@ constexpr std::int64_t entry_pass_extra_bytes() {
 constexpr double kEntryImbalance = 1.5;
 
 /// Sum over the W-row chunks of W times the chunk's longest row (the padded work of a
-/// thread-per-row walk of W-row chunks), into the device scalar `out` without waiting for it.
-/// One pass over the row offsets, a thread per chunk.
+/// thread-per-row walk of W-row chunks; nnz for rows of equal length, 0 for no rows), into the
+/// device scalar `out` without waiting for it. One pass over the row offsets, a thread per chunk.
 template <class Exec, class RowMap, class Out>
 void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& out) {
   const std::int64_t chunks = n > 0 ? (n + W - 1) / W : 0;
@@ -494,18 +493,6 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
         s += longest * W;
       },
       out);
-}
-
-/// row_padded_work over nnz (1 for rows of equal length; 0 for an empty matrix): how much a
-/// thread-per-row walk of W-row chunks waits for the longest row of its chunk.
-template <class Exec, class RowMap>
-double row_imbalance(std::int64_t n, std::int64_t nnz, const RowMap& row_map, int W) {
-  if (n <= 0 || nnz <= 0) return 0.0;
-  Kokkos::View<std::int64_t, typename Exec::memory_space> padded("kkperm::features::padded");
-  row_padded_work<Exec>(n, row_map, W, padded);
-  std::int64_t h = 0;
-  Kokkos::deep_copy(h, padded);
-  return double(h) / double(nnz);
 }
 
 /**
