@@ -3,7 +3,9 @@
 // registry's error handling.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -35,6 +37,67 @@ std::uint64_t seed_for_test() {
   return s;
 }
 
+/**
+ * The candidates this process checks: every available one, or the comma-separated names in
+ * KKPERM_TEST_SPMV_CANDIDATES (unknown names are an error). The variable exists for GPU runs
+ * that re-check one changed kernel on every matrix within a device call; CI never sets it.
+ */
+std::vector<kkperm::SpmvCandidate> candidates_under_test() {
+  const char* env = std::getenv("KKPERM_TEST_SPMV_CANDIDATES");
+  if (env == nullptr || *env == '\0') return kkperm::spmv_candidates();
+  std::vector<kkperm::SpmvCandidate> out;
+  std::istringstream is(env);
+  std::string name;
+  while (std::getline(is, name, ','))
+    if (!name.empty()) out.push_back(kkperm::spmv_candidate_from_string(name));
+  return out;
+}
+
+/// A matrix with the given row lengths, distinct sorted random columns and random values.
+GenCsr rows_of_lengths(const std::vector<int>& lengths, int num_cols, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  GenCsr g;
+  g.num_rows = static_cast<int>(lengths.size());
+  g.num_cols = num_cols;
+  std::vector<int> cols(num_cols);
+  for (int j = 0; j < num_cols; ++j) cols[j] = j;
+  for (const int len : lengths) {
+    // Partial Fisher-Yates: the first len entries are a uniform sample without repeats.
+    for (int j = 0; j < len; ++j)
+      std::swap(cols[j], cols[j + static_cast<int>(rng() % std::uint64_t(num_cols - j))]);
+    std::vector<int> row(cols.begin(), cols.begin() + len);
+    std::sort(row.begin(), row.end());
+    for (const int c : row) {
+      g.entries.push_back(c);
+      g.values.push_back(val(rng));
+    }
+    g.row_map.push_back(static_cast<std::int64_t>(g.entries.size()));
+  }
+  return g;
+}
+
+/**
+ * Row lengths placed against the merge-path tile (CsrMergePathConfig: `team` threads x
+ * `items_per_thread` steps, a row of length L takes L + 1 steps): rows ending exactly at thread
+ * and tile borders, runs of empty rows longer than a thread's share, a row of exactly one tile,
+ * rows spanning several tiles back to back, then random short rows.
+ */
+std::vector<int> merge_path_border_lengths(std::uint64_t seed) {
+  constexpr int ipt = kkperm::spmv::CsrMergePathConfig::items_per_thread;
+  constexpr int tile = static_cast<int>(kkperm::spmv::CsrMergePathConfig::tile);
+  std::vector<int> len(300, ipt - 1);              // one row per thread share
+  len.insert(len.end(), 3 * ipt + 2, 0);           // empty rows across thread borders
+  len.push_back(tile - 1);                         // one whole tile
+  len.push_back(3 * tile + 5);                     // several tiles
+  len.push_back(2 * tile - 1);                     // long row right after a long row
+  len.insert(len.end(), 2 * tile + 3, 0);          // empty rows across tile borders
+  len.push_back(1);
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 2000; ++i) len.push_back(static_cast<int>(rng() % (2 * ipt + 1)));
+  return len;
+}
+
 /// Generated corner cases (seeded; the seed is recorded by the test).
 std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
   auto out = kkperm::test::tiny_corner_matrices();
@@ -49,6 +112,8 @@ std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
   out.push_back({"block_diag_varied", kkperm::gen::block_diagonal(40, 1, 90, seed + 7)});
   // > 4096 rows with >= k entries so HYB's histogram rule picks k > 0 with a COO tail.
   out.push_back({"hyb_tail", kkperm::gen::random_uniform(9000, 9000, 2, 40, seed + 8)});
+  out.push_back({"merge_path_borders",
+                 rows_of_lengths(merge_path_border_lengths(seed + 9), 4000, seed + 10)});
   return out;
 }
 
@@ -111,7 +176,7 @@ void check_all(const std::string& name, const GenCsr& g, std::uint64_t seed,
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
 
   std::vector<std::unique_ptr<kkperm::SpmvPlan<Matrix>>> plans;
-  for (auto c : kkperm::spmv_candidates()) {
+  for (auto c : candidates_under_test()) {
     auto plan = kkperm::make_spmv_plan<Matrix>(c);
     try {
       plan->prepare(A);

@@ -33,7 +33,7 @@ const SpmvCandidateInfo kTable[] = {
     {SpmvCandidate::csr_merge, "csr_merge", "csr_merge", "identity", SpmvFormat::csr, false,
      "CSR, equal-nnz chunks with atomics at chunk borders"},
     {SpmvCandidate::csr_merge_path, "csr_merge_path", "csr_merge_path", "identity",
-     SpmvFormat::csr, false, "CSR merge path: partition, consume, carry-out fix-up"},
+     SpmvFormat::csr, false, "CSR merge path: team per tile of rows + nonzeros in scratch, carry fix-up"},
     {SpmvCandidate::ell, "ell", "ell", "identity", SpmvFormat::ell, false,
      "ELLPACK, k = max nnz/row"},
     {SpmvCandidate::coo, "coo", "coo", "identity", SpmvFormat::coo, false,
@@ -189,13 +189,14 @@ class CsrPlan final : public SpmvPlan<Matrix> {
                          << " * nnz, " << spmv::CsrWarpTiledConfig::min_staged
                          << ")): columns too scattered for tiling");
     } else if (c == SpmvCandidate::csr_merge_path) {
-      const std::int64_t total = static_cast<std::int64_t>(A.numRows()) + A.nnz();
-      const std::int64_t ipt = spmv::CsrMergePathConfig::items_per_thread;
-      const std::int64_t nt = (total + ipt - 1) / ipt;
+      // The tile partition depends on row_map only: computed once here, reused by every run.
+      const std::int64_t nt = spmv::csr_merge_path_tiles(A.numRows(), A.nnz());
       start_row_ = Kokkos::View<std::int64_t*, device_type>("kkperm::spmv::mp::row", nt + 1);
       start_nz_ = Kokkos::View<std::int64_t*, device_type>("kkperm::spmv::mp::nz", nt + 1);
       carry_row_ = Kokkos::View<ordinal_type*, device_type>("kkperm::spmv::mp::crow", nt);
       carry_val_ = Kokkos::View<value_type*, device_type>("kkperm::spmv::mp::cval", nt);
+      spmv::csr_merge_path_partition<execution_space>(A.graph.row_map, A.numRows(), A.nnz(),
+                                                      start_row_, start_nz_);
     }
   }
 

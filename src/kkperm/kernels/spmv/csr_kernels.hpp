@@ -384,39 +384,33 @@ void csr_merge(V alpha, const RowMap& row_map, const Entries& entries, const Val
       });
 }
 
+/// Number of merge-path tiles for an n-row matrix with nnz nonzeros (0 for n == 0).
+inline std::int64_t csr_merge_path_tiles(std::int64_t n, std::int64_t nnz) {
+  if (n == 0) return 0;
+  const std::int64_t tile = CsrMergePathConfig::tile;
+  return (n + nnz + tile - 1) / tile;
+}
+
 /**
- * @brief Merge path (Merrill & Garland): the path merges the row ends row_map(1..n) with the
- * nonzero indices 0..nnz-1; its length n + nnz is cut into equal pieces of items_per_thread.
- * Kernel 1 (partition) finds each piece's start (row, nonzero) by binary search on its
- * diagonal. Kernel 2 (consume) walks the piece: it writes y(i) = alpha*partial + beta*y(i) for
- * each row ending inside it and stores the unfinished row's partial as a carry-out. Kernel 3
- * (fix-up) atomically adds alpha*carry into those rows. Every row ends in exactly one piece,
- * so beta is applied exactly once and empty rows are handled without a separate pass.
- * Still one thread per piece (not warp-cooperative): Merrill & Garland's CUDA version gets its
- * coalescing from staging a whole CTA's path segment in shared memory, a rewrite of its own;
- * csr_merge above is the warp-staged equal-nnz variant, so the two together cover "merge with
- * coalesced loads" and "exact merge path" until the GPU numbers say merge path needs it.
+ * @brief Merge-path partition (Merrill & Garland): the path merges the row ends row_map(1..n)
+ * with the nonzero indices 0..nnz-1; its n + nnz steps are cut into tiles of
+ * CsrMergePathConfig::tile. Tile b starts at (start_row(b), start_nz(b)), found by binary
+ * search on its diagonal; entry `tiles` is the end of the path (n, nnz). Depends on row_map
+ * only, so plans compute it once in prepare. start_row/start_nz hold tiles + 1 entries.
  */
-template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
-          class CoordView, class CarryRow, class CarryVal, class V>
-void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, const Values& values,
-                    const XView& x, V beta, const YView& y, const CoordView& start_row,
-                    const CoordView& start_nz, const CarryRow& carry_row,
-                    const CarryVal& carry_val) {
-  using O = typename Entries::non_const_value_type;
-  using F = typename RowMap::non_const_value_type;
-  const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
-  const std::int64_t nnz = static_cast<std::int64_t>(values.extent(0));
-  if (n == 0) return;
+template <class Exec, class RowMap, class CoordView>
+void csr_merge_path_partition(const RowMap& row_map, std::int64_t n, std::int64_t nnz,
+                              const CoordView& start_row, const CoordView& start_nz) {
+  const std::int64_t tiles = static_cast<std::int64_t>(start_row.extent(0)) - 1;
+  if (tiles < 1) return;
   const std::int64_t total = n + nnz;
-  const std::int64_t ipt = CsrMergePathConfig::items_per_thread;
-  const std::int64_t nthreads = (total + ipt - 1) / ipt;
+  const std::int64_t tile = CsrMergePathConfig::tile;
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge_path::partition", Kokkos::RangePolicy<Exec>(0, nthreads + 1),
+      "kkperm::spmv::csr_merge_path::partition", Kokkos::RangePolicy<Exec>(0, tiles + 1),
       KOKKOS_LAMBDA(const std::int64_t t) {
-        const std::int64_t diag = (t * ipt < total) ? t * ipt : total;
-        // Find the first i in [max(0, diag - nnz), min(diag, n)] with row_end(i) > diag - i - 1,
-        // where row_end(i) = row_map(i + 1): rows before it are finished at this diagonal.
+        const std::int64_t diag = (t * tile < total) ? t * tile : total;
+        // First i in [max(0, diag - nnz), min(diag, n)] with row_map(i + 1) > diag - i - 1:
+        // rows before i are finished at this diagonal.
         std::int64_t lo = diag - nnz > 0 ? diag - nnz : 0;
         std::int64_t hi = diag < n ? diag : n;
         while (lo < hi) {
@@ -427,30 +421,179 @@ void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, cons
         start_row(t) = lo;
         start_nz(t) = diag - lo;
       });
+}
+
+/**
+ * @brief Merge-path SpMV (Merrill & Garland, SC'16), one team per tile of the path (partition
+ * from csr_merge_path_partition). Every tile has the same number of steps (rows + nonzeros),
+ * so hub rows and runs of empty rows cost the same as any other part of the matrix.
+ *  1. The team stages the tile's products a_k * x(col_k) and its row ends in team scratch with
+ *     coalesced loads (each thread issues all of its loads before the first use).
+ *  2. Thread t walks steps [t*ipt, (t+1)*ipt) of the tile out of scratch (its start found by
+ *     binary search in scratch). A row that ends in the walk and began in it is written
+ *     y(i) = alpha*s + beta*y(i) at once; the first row it ends (its "head", possibly begun by
+ *     earlier threads) and the partial sum of the row it stops in (its "tail") go to scratch.
+ *  3. A head adds the tails of the threads before it that stopped in the same row (a
+ *     segmented scan of the tails by row when a row spans whole threads) and is written; the
+ *     tails of the tile's last row, which ends in a later tile, are its carry-out.
+ *  4. A fix-up kernel adds alpha * carry-out into those rows (atomically: a long row collects
+ *     several). Every row ends in exactly one step of the path, so beta is applied exactly once
+ *     and empty rows need no separate pass.
+ * The tile logic is written over `CsrMergePathConfig::team` virtual threads in team-thread
+ * ranges, so host spaces (one thread per team) run the same head/tail combination serially.
+ */
+template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
+          class CoordView, class CarryRow, class CarryVal, class V>
+void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, const Values& values,
+                    const XView& x, V beta, const YView& y, const CoordView& start_row,
+                    const CoordView& start_nz, const CarryRow& carry_row,
+                    const CarryVal& carry_val) {
+  using O = typename Entries::non_const_value_type;
+  using F = typename RowMap::non_const_value_type;
+  // At most 40 registers, 12 teams of 128 per SM: the tiles wait on gathers, so resident teams
+  // hide the latency (ncu on the H100: 48 registers, 10 teams, 61 % achieved occupancy in run 60;
+  // 40 registers, 12 teams, 72 % in run 62).
+  using policy_t =
+      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<CsrMergePathConfig::team,
+                                                    CsrMergePathConfig::min_teams_per_sm>>;
+  using member_t = typename policy_t::member_type;
+  using space_t = typename Exec::scratch_memory_space;
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using vs_t = Kokkos::View<V*, space_t, unmanaged>;
+  using fs_t = Kokkos::View<F*, space_t, unmanaged>;
+  using is_t = Kokkos::View<int*, space_t, unmanaged>;
+  constexpr int T = CsrMergePathConfig::team;
+  constexpr int IPT = CsrMergePathConfig::items_per_thread;
+  constexpr int TILE = T * IPT;
+  const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
+  const std::int64_t nnz = static_cast<std::int64_t>(values.extent(0));
+  const std::int64_t tiles = static_cast<std::int64_t>(start_row.extent(0)) - 1;
+  if (n == 0 || tiles < 1) return;
+  const std::size_t shmem = vs_t::shmem_size(TILE) + 3 * vs_t::shmem_size(T) +
+                            fs_t::shmem_size(TILE + 1) + 2 * is_t::shmem_size(T) +
+                            is_t::shmem_size(1);
+  const int team_size = is_gpu_space<Exec>() ? T : 1;
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge_path::consume", Kokkos::RangePolicy<Exec>(0, nthreads),
-      KOKKOS_LAMBDA(const std::int64_t t) {
-        std::int64_t i = start_row(t), k = start_nz(t);
-        const std::int64_t i_end = start_row(t + 1), k_end = start_nz(t + 1);
-        V s = V(0);
-        while (i < i_end || k < k_end) {
-          if (i < n && k < static_cast<std::int64_t>(row_map(i + 1))) {
-            s += values(k) * x(entries(k));
-            ++k;
-          } else {
-            y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
-            s = V(0);
-            ++i;
+      "kkperm::spmv::csr_merge_path",
+      policy_t(static_cast<int>(tiles), team_size, 1)
+          .set_scratch_size(0, Kokkos::PerTeam(shmem)),
+      KOKKOS_LAMBDA(const member_t& team) {
+        vs_t s_val(team.team_scratch(0), TILE);  // products of the tile's nonzeros
+        vs_t s_hval(team.team_scratch(0), T);    // per thread: partial sum of its head row
+        vs_t s_tval(team.team_scratch(0), T);    // per thread: partial sum of its tail row
+        vs_t s_tmp(team.team_scratch(0), T);     // second buffer of the tail scan
+        fs_t s_end(team.team_scratch(0), TILE + 1);  // row_map(i + 1) of the tile's rows
+        is_t s_hrow(team.team_scratch(0), T);    // per thread: local head row, -1 if none
+        is_t s_trow(team.team_scratch(0), T);    // per thread: local tail row
+        is_t s_flag(team.team_scratch(0), 1);    // some thread ends no row: scan the tails
+        const std::int64_t b = team.league_rank();
+        const std::int64_t r0 = start_row(b), k0 = start_nz(b);
+        const std::int64_t r1 = start_row(b + 1), k1 = start_nz(b + 1);
+        const int nr = static_cast<int>(r1 - r0), nk = static_cast<int>(k1 - k0);
+        const int len = nr + nk;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, T), [&](const int t) {
+          O col[IPT] = {};
+          V val[IPT] = {};
+          for (int q = 0; q < IPT; ++q) {
+            const int j = q * T + t;
+            if (j < nk) {
+              col[q] = entries(k0 + j);
+              val[q] = values(k0 + j);
+            }
+          }
+          if (t == 0) s_flag(0) = 0;
+          // Row r1 may be partly in the tile: its end is needed (nnz stands in past row n-1).
+          for (int j = t; j <= nr; j += T)
+            s_end(j) = (r0 + j < n) ? row_map(r0 + j + 1) : static_cast<F>(nnz);
+          // Every gather of x is issued before the first store to scratch: the compiler may
+          // not move a load above a store it cannot prove disjoint, so one multiply-and-store
+          // per gather made a thread's gathers wait for each other (H100 runs 59 -> 60, random
+          // columns: 16/row 0.261 -> 0.204 ms, 500/row 1.41 -> 1.11 ms).
+          for (int q = 0; q < IPT; ++q) {
+            const int j = q * T + t;
+            if (j < nk) val[q] *= x(col[q]);
+          }
+          for (int q = 0; q < IPT; ++q) {
+            const int j = q * T + t;
+            if (j < nk) s_val(j) = val[q];
+          }
+        });
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, T), [&](const int t) {
+          const int d = (t * IPT < len) ? t * IPT : len;
+          int lo = d - nk > 0 ? d - nk : 0;
+          int hi = d < nr ? d : nr;
+          while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (static_cast<std::int64_t>(s_end(mid)) <= k0 + d - mid - 1) lo = mid + 1;
+            else hi = mid;
+          }
+          int i = lo;
+          std::int64_t k = k0 + d - lo;
+          const int steps = (len - d < IPT) ? len - d : IPT;
+          int hrow = -1;
+          V hval = V(0), s = V(0);
+          for (int step = 0; step < steps; ++step) {
+            if (k < static_cast<std::int64_t>(s_end(i))) {
+              s += s_val(static_cast<int>(k - k0));
+              ++k;
+            } else {
+              if (hrow < 0) {
+                hrow = i;
+                hval = s;
+              } else {
+                const std::int64_t r = r0 + i;
+                y(r) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(r));
+              }
+              s = V(0);
+              ++i;
+            }
+          }
+          if (hrow < 0) s_flag(0) = 1;  // this thread ends no row (see below)
+          s_hrow(t) = hrow;
+          s_hval(t) = hval;
+          s_trow(t) = i;
+          s_tval(t) = s;
+        });
+        team.team_barrier();
+        // pre[j] = sum of the tails of threads <= j that stopped in s_trow(j)'s row. When every
+        // thread ends a row, tail rows are distinct (a thread's tail row is past its start row,
+        // the previous thread's tail row) and pre = the tails. Otherwise some row spans whole
+        // threads (long rows, or idle threads at the path's end): a segmented inclusive scan of
+        // the tails by row, log2(team) rounds, instead of walks back over up to `team` threads.
+        V* pre = s_tval.data();
+        if (s_flag(0) != 0) {
+          V* nxt = s_tmp.data();
+          for (int off = 1; off < T; off *= 2) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, T), [&](const int t) {
+              const bool same = t >= off && s_trow(t - off) == s_trow(t);
+              nxt[t] = same ? pre[t] + pre[t - off] : pre[t];
+            });
+            team.team_barrier();
+            V* const done = nxt;
+            nxt = pre;
+            pre = done;
           }
         }
-        carry_row(t) = static_cast<O>(i < n ? i : -1);
-        carry_val(t) = s;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, T), [&](const int t) {
+          const int hrow = s_hrow(t);
+          if (hrow >= 0) {
+            // Threads before t that stopped in the head row are the ones right before t.
+            const V s = (t > 0 && s_trow(t - 1) == hrow) ? s_hval(t) + pre[t - 1] : s_hval(t);
+            const std::int64_t r = r0 + hrow;
+            y(r) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(r));
+          }
+          if (t == T - 1) {  // the last thread stops at the tile's end, in row r1
+            carry_row(b) = static_cast<typename CarryRow::non_const_value_type>(r1 < n ? r1 : -1);
+            carry_val(b) = pre[T - 1];
+          }
+        });
       });
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge_path::fixup", Kokkos::RangePolicy<Exec>(0, nthreads),
-      KOKKOS_LAMBDA(const std::int64_t t) {
-        const O r = carry_row(t);
-        if (r >= 0 && carry_val(t) != V(0)) Kokkos::atomic_add(&y(r), V(alpha * carry_val(t)));
+      "kkperm::spmv::csr_merge_path::fixup", Kokkos::RangePolicy<Exec>(0, tiles),
+      KOKKOS_LAMBDA(const std::int64_t b) {
+        const auto r = carry_row(b);
+        if (r >= 0 && carry_val(b) != V(0)) Kokkos::atomic_add(&y(r), V(alpha * carry_val(b)));
       });
 }
 

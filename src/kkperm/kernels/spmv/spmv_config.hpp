@@ -68,11 +68,16 @@ struct CsrMergeConfig {
   static constexpr int warps_per_team = 8;
 };
 
-/// Merge path (Merrill & Garland, SC'16): each thread consumes `items_per_thread` steps of the
-/// (rows + nnz) path; 7 is their CUDA choice for double at 128 threads, we use 16 to halve the
-/// number of carry-outs.
+/// Merge path (Merrill & Garland, SC'16): one team of `team` threads per tile of
+/// team * items_per_thread path steps (rows + nonzeros), staged in team scratch (~16 KiB for
+/// double values). 128 x 7 is their CUDA choice for double; host spaces run the same tile with
+/// `team` virtual threads. min_teams_per_sm is the launch bound (registers <= 65536 / (12 *
+/// 128) = 42, so the registers no longer limit residency below the ~14 teams scratch allows).
 struct CsrMergePathConfig {
-  static constexpr int items_per_thread = 16;
+  static constexpr int team = 128;
+  static constexpr int items_per_thread = 7;
+  static constexpr int min_teams_per_sm = 12;
+  static constexpr std::int64_t tile = std::int64_t(team) * items_per_thread;
 };
 
 /// ELL with k = max nnz/row. Refused (CandidateNotApplicable) when the padded slots n*k exceed
