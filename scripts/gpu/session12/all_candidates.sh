@@ -8,16 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-all12}
-C=${S12_CARRY:-.carry/s12}
-[[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
-NEW=$C/new
-R=$OUT/$TAG
-mkdir -p "$R"
-DEADLINE_S=${DEADLINE_S:-540}
-source scripts/gpu/lib/session_common.sh  # late
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-export KKPERM_MATRICES=$PWD/$C/matrices
+source scripts/gpu/session12/common.sh
+s12_setup "$TAG"
 for p in ${PARTS:-gen1a gen1b gen2a gen2b gen3a gen3b}; do
   late "bench $p" && continue
   OUT=$R KKPERM_SPMV=$NEW/kkperm_spmv REPEAT=${REPEAT:-10} WARMUP=${WARMUP:-3} \

@@ -10,16 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-mp12}
-C=${S12_CARRY:-.carry/s12}
-[[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
-NEW=$C/new
-R=$OUT/$TAG
-mkdir -p "$R"
-DEADLINE_S=${DEADLINE_S:-540}
-source scripts/gpu/lib/session_common.sh  # late, res_usage
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
+source scripts/gpu/session12/common.sh
+s12_setup "$TAG"
 res_usage merge_path $NEW/kkperm_spmv res_usage.txt
 # SASS of the merge-path kernels (mangled names hold "csr_merge_path"): load/store order.
 cuobjdump -sass $NEW/kkperm_spmv 2>/dev/null | awk '/Function :/ {p = /csr_merge_path/} p' \

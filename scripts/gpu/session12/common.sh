@@ -1,0 +1,17 @@
+# Sourced by the session-12 device scripts (from the repo root).
+# s12_setup TAG: unpacks $S12_CARRY/bin.tgz (default .carry/s12; new/: kkperm_spmv and the SpMV
+# candidate test; matrices/: the carried shared/matrices), sets C, NEW, R ($OUT/TAG), DEADLINE_S
+# (default 540), exports KKPERM_MATRICES_DIR / KKPERM_MATRICES, records the GPU and the UTC date
+# in R. late and res_usage come from scripts/gpu/lib/session_common.sh.
+s12_setup() {
+  C=${S12_CARRY:-.carry/s12}
+  [[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
+  NEW=$C/new
+  R=$OUT/$1
+  mkdir -p "$R"
+  DEADLINE_S=${DEADLINE_S:-540}
+  nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+  date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
+  export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
+}
+source scripts/gpu/lib/session_common.sh  # late, res_usage
