@@ -53,40 +53,16 @@ std::vector<kkperm::SpmvCandidate> candidates_under_test() {
   return out;
 }
 
-/// A matrix with the given row lengths, distinct sorted random columns and random values.
-GenCsr rows_of_lengths(const std::vector<int>& lengths, int num_cols, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  GenCsr g;
-  g.num_rows = static_cast<int>(lengths.size());
-  g.num_cols = num_cols;
-  std::vector<int> cols(num_cols);
-  for (int j = 0; j < num_cols; ++j) cols[j] = j;
-  for (const int len : lengths) {
-    // Partial Fisher-Yates: the first len entries are a uniform sample without repeats.
-    for (int j = 0; j < len; ++j)
-      std::swap(cols[j], cols[j + static_cast<int>(rng() % std::uint64_t(num_cols - j))]);
-    std::vector<int> row(cols.begin(), cols.begin() + len);
-    std::sort(row.begin(), row.end());
-    for (const int c : row) {
-      g.entries.push_back(c);
-      g.values.push_back(val(rng));
-    }
-    g.row_map.push_back(static_cast<std::int64_t>(g.entries.size()));
-  }
-  return g;
-}
-
 /**
  * Row lengths placed against the merge-path tile (CsrMergePathConfig: `team` threads x
  * `items_per_thread` steps, a row of length L takes L + 1 steps): rows ending exactly at thread
  * and tile borders, runs of empty rows longer than a thread's share, a row of exactly one tile,
  * rows spanning several tiles back to back, then random short rows.
  */
-std::vector<int> merge_path_border_lengths(std::uint64_t seed) {
+std::vector<std::int64_t> merge_path_border_lengths(std::uint64_t seed) {
   constexpr int ipt = kkperm::spmv::CsrMergePathConfig::items_per_thread;
   constexpr int tile = static_cast<int>(kkperm::spmv::CsrMergePathConfig::tile);
-  std::vector<int> len(300, ipt - 1);              // one row per thread share
+  std::vector<std::int64_t> len(300, ipt - 1);     // one row per thread share
   len.insert(len.end(), 3 * ipt + 2, 0);           // empty rows across thread borders
   len.push_back(tile - 1);                         // one whole tile
   len.push_back(3 * tile + 5);                     // several tiles
@@ -94,7 +70,7 @@ std::vector<int> merge_path_border_lengths(std::uint64_t seed) {
   len.insert(len.end(), 2 * tile + 3, 0);          // empty rows across tile borders
   len.push_back(1);
   std::mt19937_64 rng(seed);
-  for (int i = 0; i < 2000; ++i) len.push_back(static_cast<int>(rng() % (2 * ipt + 1)));
+  for (int i = 0; i < 2000; ++i) len.push_back(static_cast<std::int64_t>(rng() % (2 * ipt + 1)));
   return len;
 }
 
@@ -113,7 +89,8 @@ std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
   // > 4096 rows with >= k entries so HYB's histogram rule picks k > 0 with a COO tail.
   out.push_back({"hyb_tail", kkperm::gen::random_uniform(9000, 9000, 2, 40, seed + 8)});
   out.push_back({"merge_path_borders",
-                 rows_of_lengths(merge_path_border_lengths(seed + 9), 4000, seed + 10)});
+                 kkperm::gen::rows_of_lengths(merge_path_border_lengths(seed + 9), 4000,
+                                              seed + 10)});
   return out;
 }
 

@@ -276,6 +276,25 @@ TEST(GenUniform, RowLengthsExactOrInRangeAndColumnsSpread) {
   EXPECT_THROW(kkperm::gen::random_uniform(-1, 5, 1, 1), std::invalid_argument);
 }
 
+TEST(GenUniform, RowsOfLengthsHaveExactlyTheGivenLengths) {
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  // Empty, full (dense sampling path), short and long (sparse path) rows.
+  const std::vector<std::int64_t> len = {0, 40, 1, 0, 0, 39, 3, 10, 0, 40, 2};
+  const auto A = kkperm::gen::rows_of_lengths(len, 40, seed);
+  expect_valid(A, "rows_of_lengths");
+  ASSERT_EQ(A.num_rows, static_cast<int>(len.size()));
+  EXPECT_EQ(A.num_cols, 40);
+  for (int i = 0; i < A.num_rows; ++i) EXPECT_EQ(row_len(A, i), len[i]) << "row " << i;
+  const auto B = kkperm::gen::rows_of_lengths(len, 40, seed);
+  EXPECT_EQ(A.entries, B.entries);
+  EXPECT_EQ(A.values, B.values);
+  EXPECT_EQ(kkperm::gen::rows_of_lengths({}, 7, seed).num_rows, 0);
+  EXPECT_THROW(kkperm::gen::rows_of_lengths({1, 41}, 40, 1), std::invalid_argument);
+  EXPECT_THROW(kkperm::gen::rows_of_lengths({-1}, 40, 1), std::invalid_argument);
+  EXPECT_THROW(kkperm::gen::rows_of_lengths({1}, -1, 1), std::invalid_argument);
+}
+
 // ---- power law -------------------------------------------------------------------------------
 
 TEST(GenPowerLaw, MeanMatchesRequestAndDegreesAreHeavyTailed) {

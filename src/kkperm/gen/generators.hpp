@@ -23,6 +23,7 @@
  */
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kkperm/core/host_csr.hpp"
 
@@ -55,6 +56,10 @@ GenCsr random_uniform(std::int64_t n_rows, std::int64_t n_cols, std::int64_t nnz
 /// As above, but each row's length is drawn uniformly from [min_nnz_per_row, max_nnz_per_row].
 GenCsr random_uniform(std::int64_t n_rows, std::int64_t n_cols, std::int64_t min_nnz_per_row,
                       std::int64_t max_nnz_per_row, std::uint64_t seed);
+/// lengths.size() x n_cols, row i has exactly lengths[i] distinct uniformly random columns
+/// (0 <= lengths[i] <= n_cols): for tests that place row ends at chosen positions. No spec.
+GenCsr rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t n_cols,
+                       std::uint64_t seed);
 
 /**
  * @brief Chung–Lu power-law matrix, n x n, with power-law row AND column degrees.

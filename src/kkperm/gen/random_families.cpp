@@ -37,6 +37,30 @@ GenCsr random_uniform(std::int64_t n_rows, std::int64_t n_cols, std::int64_t min
   return h;
 }
 
+GenCsr rows_of_lengths(const std::vector<std::int64_t>& lengths, std::int64_t n_cols,
+                       std::uint64_t seed) {
+  constexpr const char* who = "kkperm::gen::rows_of_lengths";
+  const auto n_rows = static_cast<std::int64_t>(lengths.size());
+  detail::require_dim(who, "rows (lengths.size())", n_rows);
+  detail::require_dim(who, "n_cols", n_cols);
+  std::int64_t total = 0;
+  for (std::int64_t i = 0; i < n_rows; ++i) {
+    KKPERM_REQUIRE(0 <= lengths[i] && lengths[i] <= n_cols,
+                   who << ": lengths[" << i << "] = " << lengths[i] << " is not in [0, n_cols = "
+                       << n_cols << "]");
+    total += lengths[i];
+  }
+  GenCsr h = detail::make_csr(n_rows, n_cols, total);
+  std::vector<int> scratch;
+  for (std::int64_t i = 0; i < n_rows; ++i) {
+    Rng rng(seed, stream::structure, static_cast<std::uint64_t>(i));
+    detail::sample_distinct_sorted(rng, lengths[i], n_cols, h.entries, scratch);
+    detail::close_row(h);
+  }
+  detail::fill_random_values(h, seed);
+  return h;
+}
+
 // ---- Chung–Lu -------------------------------------------------------------------------------
 namespace {
 
