@@ -124,6 +124,12 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       r["bytes_floor"] = bytes;
       r["gbs"] = s.median_ms > 0 ? bytes / (s.median_ms * 1e-3) / 1e9 : 0.0;
       r["pct_peak"] = peak_gbs > 0 ? 100.0 * r["gbs"].get<double>() / peak_gbs : 0.0;
+      // The candidate's own floor (< bytes_floor only for narrower-index formats, SELL16).
+      const double own = plan->own_bytes(beta != T(0));
+      r["own_bytes"] = own;
+      r["pct_peak_own"] = peak_gbs > 0 && s.median_ms > 0
+                              ? 100.0 * own / (s.median_ms * 1e-3) / 1e9 / peak_gbs
+                              : 0.0;
       r["gflops"] = s.median_ms > 0
                         ? kkperm::spmv_flops(h.nnz()) / (s.median_ms * 1e-3) / 1e9
                         : 0.0;

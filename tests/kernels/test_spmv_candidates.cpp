@@ -74,6 +74,58 @@ std::vector<std::int64_t> merge_path_border_lengths(std::uint64_t seed) {
   return len;
 }
 
+/**
+ * SELL16 at its 16-bit limit: 300 rows (two sigma windows, rows of 2-22 entries so the window
+ * sort moves them); rows i % 4 == 0 start at column 100, the others a little later, rows
+ * i % 3 == 0 end at column 100 + extent, the others before, random columns in between. With
+ * extent = sell16_max_offset a slice based at 100 holds offsets up to 65535 and no escape (a
+ * signed or 15-bit offset fails the reference check); with extent + 1 its longest jumps take
+ * escape slots.
+ */
+GenCsr sell16_extent_matrix(std::int64_t extent, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GenCsr g;
+  g.num_rows = 300;
+  g.num_cols = static_cast<int>(100 + extent + 7);
+  g.row_map = {0};
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  for (int i = 0; i < g.num_rows; ++i) {
+    const std::int64_t first = i % 4 == 0 ? 100 : 100 + 1 + static_cast<std::int64_t>(rng() % 50);
+    const std::int64_t last =
+        i % 3 == 0 ? 100 + extent : 100 + extent - 1 - static_cast<std::int64_t>(rng() % 60000);
+    std::vector<std::int64_t> cols = {first, last};
+    const int inner = static_cast<int>(rng() % 21);
+    for (int k = 0; k < inner; ++k)
+      cols.push_back(first + 1 + static_cast<std::int64_t>(rng() % (last - first - 1)));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (auto c : cols) {
+      g.entries.push_back(static_cast<int>(c));
+      g.values.push_back(val(rng));
+    }
+    g.row_map.push_back(static_cast<std::int64_t>(g.entries.size()));
+  }
+  return g;
+}
+
+/// Columns far apart: every entry of a row jumps more than 65534 columns (escape slots).
+GenCsr sell16_jumps_matrix(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GenCsr g;
+  g.num_rows = 200;
+  g.num_cols = 6 * 70000;
+  g.row_map = {0};
+  for (int i = 0; i < g.num_rows; ++i) {
+    const int len = static_cast<int>(rng() % 7);
+    for (int k = 0; k < len; ++k) {
+      g.entries.push_back(k * 70000 + static_cast<int>(rng() % 3000));
+      g.values.push_back(static_cast<double>(rng() % 1000) / 500.0 - 1.0);
+    }
+    g.row_map.push_back(static_cast<std::int64_t>(g.entries.size()));
+  }
+  return g;
+}
+
 /// Generated corner cases (seeded; the seed is recorded by the test).
 std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
   auto out = kkperm::test::tiny_corner_matrices();
@@ -91,6 +143,11 @@ std::vector<std::pair<std::string, GenCsr>> corner_cases(std::uint64_t seed) {
   out.push_back({"merge_path_borders",
                  kkperm::gen::rows_of_lengths(merge_path_border_lengths(seed + 9), 4000,
                                               seed + 10)});
+  out.push_back({"sell16_extent_limit",
+                 sell16_extent_matrix(kkperm::formats::sell16_max_offset, seed + 11)});
+  out.push_back({"sell16_escapes",
+                 sell16_extent_matrix(kkperm::formats::sell16_max_offset + 1, seed + 12)});
+  out.push_back({"sell16_all_jumps", sell16_jumps_matrix(seed + 13)});
   return out;
 }
 
@@ -171,6 +228,19 @@ void check_all(const std::string& name, const GenCsr& g, std::uint64_t seed,
         EXPECT_GT(slots, std::max(kkperm::spmv::SellConfig::max_fill * nnz,
                                   double(kkperm::spmv::SellConfig::min_slots)))
             << e.what();
+      } else if (c == kkperm::SpmvCandidate::sell_i16 ||
+                 c == kkperm::SpmvCandidate::sell_i16_wide) {
+        const int sigma = c == kkperm::SpmvCandidate::sell_i16
+                              ? kkperm::spmv::Sell16Config::sigma
+                              : kkperm::spmv::Sell16Config::sigma_wide;
+        const auto l = kkperm::formats::build_sell16(h, kkperm::spmv::Sell16Config::C, sigma, true);
+        const double slots = static_cast<double>(l.slice_ptr.back());
+        EXPECT_TRUE(l.max_lane > kkperm::formats::sell16_max_lane ||
+                    l.escapes > kkperm::spmv::Sell16Config::max_escape_fraction * nnz ||
+                    slots > std::max(kkperm::spmv::Sell16Config::max_fill * nnz,
+                                     double(kkperm::spmv::Sell16Config::min_slots)))
+            << "max_lane " << l.max_lane << ", escapes " << l.escapes << ", slots " << slots
+            << ": " << e.what();
       } else if (c == kkperm::SpmvCandidate::csr_warp_tiled) {
         // Recompute the staged span on the host: teams of team_size rows (1 on host spaces).
         const int ts = kkperm::spmv::is_gpu_space<kkperm::DefaultExecSpace>() ? -1 : 1;
@@ -447,10 +517,68 @@ TEST(SpmvFormats, TwinsMatchCsrReference) {
     y = y0;
     kkperm::formats::spmv_reference(kkperm::formats::build_sell(g, 32, 256), alpha, x, beta, y);
     check(y, "sell");
+    for (const auto& [C, sigma] :
+         {std::pair<int, int>{32, 256}, {32, 2048}, {4, 8}, {3, 7}, {32, 1}}) {
+      y = y0;
+      kkperm::formats::spmv_reference(kkperm::formats::build_sell16(g, C, sigma), alpha, x, beta,
+                                      y);
+      check(y, "sell16");
+    }
     y = y0;
     kkperm::formats::spmv_reference(g, kkperm::formats::build_dcsr_rows(g), alpha, x, beta, y);
     check(y, "dcsr");
   }
+}
+
+TEST(SpmvFormats, Sell16OffsetsEscapesAndRefusals) {
+  using Matrix = kkperm::Crs<double, int, kkperm::DefaultDevice, int>;
+  const auto seed = seed_for_test();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const int C = kkperm::spmv::Sell16Config::C, sigma = kkperm::spmv::Sell16Config::sigma;
+  // Jumps of exactly sell16_max_offset stay plain slots holding offset 65535.
+  const GenCsr limit = sell16_extent_matrix(kkperm::formats::sell16_max_offset, seed);
+  const auto fits = kkperm::formats::build_sell16(limit, C, sigma);
+  EXPECT_EQ(fits.escapes, 0);
+  EXPECT_EQ(*std::max_element(fits.offs.begin(), fits.offs.end()), 65535);
+  // One column more takes escapes: offset 0, the column in the value's bytes.
+  const auto esc = kkperm::formats::build_sell16(
+      sell16_extent_matrix(kkperm::formats::sell16_max_offset + 1, seed), C, sigma);
+  EXPECT_GT(esc.escapes, 0);
+  std::int64_t zero_offs = 0;
+  for (std::int64_t q = 0; q < static_cast<std::int64_t>(esc.offs.size()); ++q)
+    if (esc.offs[q] == 0 && esc.vals[q] != 0.0) {
+      ++zero_offs;
+      EXPECT_EQ((kkperm::formats::sell16_escape_column<double, int>(esc.vals[q])),
+                100 + kkperm::formats::sell16_max_offset + 1);
+    }
+  EXPECT_EQ(zero_offs, esc.escapes);
+  // Every entry of sell16_jumps_matrix escapes but the first of a row within 65534 of the base.
+  auto plan = kkperm::make_spmv_plan<Matrix>(kkperm::SpmvCandidate::sell_i16);
+  try {
+    plan->prepare(kkperm::to_device<Matrix>(sell16_jumps_matrix(seed)));
+    ADD_FAILURE() << "sell_i16 accepted a matrix whose entries are nearly all escapes";
+  } catch (const kkperm::CandidateNotApplicable& e) {
+    EXPECT_NE(std::string(e.what()).find("escape slots"), std::string::npos) << e.what();
+  }
+  // A row of 70000 entries (70001 slots: column 65535 is one jump past the base 0, an escape)
+  // does not fit a 16-bit lane length.
+  GenCsr wide;
+  wide.num_rows = 1;
+  wide.num_cols = 70000;
+  wide.row_map = {0, 70000};
+  for (int c = 0; c < 70000; ++c) {
+    wide.entries.push_back(c);
+    wide.values.push_back(1.0);
+  }
+  try {
+    plan->prepare(kkperm::to_device<Matrix>(wide));
+    ADD_FAILURE() << "sell_i16 accepted a row of 70001 slots";
+  } catch (const kkperm::CandidateNotApplicable& e) {
+    EXPECT_NE(std::string(e.what()).find("70001 slots"), std::string::npos) << e.what();
+  }
+  // A prepared plan reads fewer bytes than the CSR floor.
+  plan->prepare(kkperm::to_device<Matrix>(limit));
+  EXPECT_LT(plan->own_bytes(false), plan->bytes_moved(false));
 }
 
 TEST(SpmvFormats, HybHistogramRuleAndMeanK) {

@@ -46,6 +46,8 @@ std::vector<std::pair<std::string, GenCsr>> generated(std::uint64_t seed) {
   out.push_back({"random_const", kkperm::gen::random_uniform(777, 1500, 6, seed + 6)});
   out.push_back({"block_diag_varied", kkperm::gen::block_diagonal(40, 1, 90, seed + 7)});
   out.push_back({"laplace2d", kkperm::gen::laplace2d_5pt(70, 60)});
+  // Random columns over 300000: most entries of SELL16 take escape slots.
+  out.push_back({"sell16_escapes", kkperm::gen::random_uniform(300, 300000, 1, 12, seed + 9)});
   // Rows long enough that HYB's histogram has > 8192 bins (global-atomic path).
   out.push_back({"few_long_rows", kkperm::gen::random_uniform(12, 20000, 2000, 12000, seed + 8)});
   return out;
@@ -55,8 +57,8 @@ std::vector<std::pair<std::string, GenCsr>> generated(std::uint64_t seed) {
  * Compares every device build with its host twin on g, in value type T: max row length, HYB's k
  * (two rule settings, so small matrices also get k > 0), HYB for k in {0, 1, mean, histogram,
  * max} (ELL is HYB with k = max; skipped where n*k exceeds the ELL padding limit used by the
- * candidates, to keep memory bounded), SELL-C-sigma for several (C, sigma) including sigma not a
- * multiple of C and C = 1.
+ * candidates, to keep memory bounded), SELL-C-sigma and SELL16 for several (C, sigma)
+ * including sigma not a multiple of C and C = 1.
  */
 template <class T>
 void check_builders(const std::string& name, const GenCsr& g) {
@@ -92,8 +94,8 @@ void check_builders(const std::string& name, const GenCsr& g) {
     expect_same(hy.coo.vals, d.coo_vals, "coo vals");
   }
 
-  const std::pair<std::int64_t, std::int64_t> shapes[] = {{32, 256}, {4, 8}, {8, 12}, {1, 1},
-                                                          {3, 7},    {32, 1}};
+  const std::pair<std::int64_t, std::int64_t> shapes[] = {{32, 256}, {32, 2048}, {4, 8}, {8, 12},
+                                                          {1, 1},    {3, 7},     {32, 1}};
   for (const auto& [C, sigma] : shapes) {
     SCOPED_TRACE("sell C=" + std::to_string(C) + " sigma=" + std::to_string(sigma));
     const std::int64_t slots = kkperm::formats::sell_slots(h, C, sigma);
@@ -108,6 +110,25 @@ void check_builders(const std::string& name, const GenCsr& g) {
     expect_same(s.perm, d.perm, "sell perm");
     expect_same(s.cols, d.cols, "sell cols");
     expect_same(s.vals, d.vals, "sell vals");
+
+    // SELL16 on the same window sort: bases, lane lengths, slice_ptr, offsets and values.
+    auto d16 = kkperm::formats::device_sell16_layout<Exec, Dev, T>(rm, A.graph.entries,
+                                                                   h.num_cols, C, sigma);
+    const auto l16 = kkperm::formats::build_sell16(h, C, sigma, true);
+    EXPECT_EQ(d16.escapes, l16.escapes);
+    EXPECT_EQ(d16.max_lane, l16.max_lane);
+    EXPECT_EQ(d16.slots, static_cast<std::int64_t>(l16.slice_ptr.back()));
+    if (l16.max_lane > kkperm::formats::sell16_max_lane ||
+        d16.slots > std::max<std::int64_t>(8 * nnz, 1 << 16))
+      continue;
+    kkperm::formats::device_sell16_fill<Exec>(d16, rm, A.graph.entries, A.values);
+    const auto s16 = kkperm::formats::build_sell16(h, C, sigma);
+    expect_same(s16.slice_ptr, d16.slice_ptr, "sell16 slice_ptr");
+    expect_same(s16.perm, d16.perm, "sell16 perm");
+    expect_same(s16.slice_base, d16.slice_base, "sell16 slice_base");
+    expect_same(s16.lane_len, d16.lane_len, "sell16 lane_len");
+    expect_same(s16.offs, d16.offs, "sell16 offs");
+    expect_same(s16.vals, d16.vals, "sell16 vals");
   }
 }
 

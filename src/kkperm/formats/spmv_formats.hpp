@@ -1,20 +1,23 @@
 #pragma once
 /**
- * @brief Sparse formats for SpMV candidates: ELL, COO, HYB (= ELL(k) + COO), SELL-C-sigma and
- * DCSR. Host builders from a HostCsr (the serial twins, each with its serial SpMV twin
- * `spmv_reference(format, alpha, x, beta, y)`) and device builders running on the matrix's
- * execution space from its CSR views (device_*), which produce the same arrays bit for bit.
+ * @brief Sparse formats for SpMV candidates: ELL, COO, HYB (= ELL(k) + COO), SELL-C-sigma,
+ * SELL16 (SELL-C-sigma with 16-bit column offsets) and DCSR. Host builders from a HostCsr
+ * (the serial twins, each with its serial SpMV twin `spmv_reference(format, alpha, x, beta, y)`)
+ * and device builders running on the matrix's execution space from its CSR views (device_*),
+ * which produce the same arrays bit for bit.
  *
  * Usage: `auto e = kkperm::formats::build_hyb(h, k);` (host) or
  * `auto d = kkperm::formats::device_build_hyb<Exec, Device>(A.graph.row_map, A.graph.entries,
  *  A.values, A.numCols(), k);` (device).
  * Preconditions: h passes the HostCsr invariants (sorted unique columns). Padding slots hold
- * column -1 and value 0 and are skipped, never multiplied (x may hold Inf/NaN).
+ * column -1 and value 0 (SELL16: offset 0, value 0, never read) and are skipped, never
+ * multiplied (x may hold Inf/NaN).
  */
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -270,6 +273,147 @@ void spmv_reference(const SellHost<V, O, F>& s, A alpha, const std::vector<A>& x
 }
 
 // ------------------------------------------------------------------------------------------
+// SELL16: SELL-C-sigma (rows sorted by length inside windows of sigma rows, slices of C rows
+// stored column-major, perm as in SellHost) whose slots hold 16-bit column offsets. Each lane
+// (row) starts from its slice's base column b (the slice's smallest column); an entry of
+// column c with c - b <= sell16_max_offset is one slot with offset c - b + 1 (1..65535); a
+// larger jump first takes an escape slot (offset 0, the value's bytes = the column c as an
+// ordinal, which becomes the lane's base) and then the entry's slot (offset 1). Each lane
+// stores its slot count (16 bits), so a lane reads exactly its own slots: padding is
+// allocated, never read. An entry costs sizeof(V) + 2 bytes instead of sizeof(V) + sizeof(O)
+// plus the escapes: few where rows hold runs of nearby columns (stencils, banded, blocks, FE
+// and Kronecker meshes), one per entry for random columns (the candidate refuses those).
+inline constexpr std::int64_t sell16_max_offset = 65534;  ///< largest c - b of a plain slot
+inline constexpr std::int64_t sell16_max_lane = 65535;    ///< most slots of one lane
+
+/// Escape slots carry a column in the first sizeof(O) bytes of the value (rest zero).
+template <class V, class O>
+KOKKOS_INLINE_FUNCTION V sell16_escape_value(O column) {
+  static_assert(sizeof(O) <= sizeof(V), "SELL16: the ordinal must fit the value's bytes");
+  V v = V(0);
+  ::memcpy(static_cast<void*>(&v), &column, sizeof(O));
+  return v;
+}
+template <class V, class O>
+KOKKOS_INLINE_FUNCTION O sell16_escape_column(V value) {
+  O c;
+  ::memcpy(&c, static_cast<const void*>(&value), sizeof(O));
+  return c;
+}
+
+/// Slots of one lane: the row's entries plus its escapes, from base column b.
+template <class Cols>
+std::int64_t sell16_lane_slots(const Cols& cols, std::int64_t beg, std::int64_t end,
+                               std::int64_t b, std::int64_t* escapes) {
+  std::int64_t n = 0;
+  for (std::int64_t p = beg; p < end; ++p, ++n)
+    if (static_cast<std::int64_t>(cols[p]) - b > sell16_max_offset) {
+      b = cols[p];
+      ++n;
+      ++*escapes;
+    }
+  return n;
+}
+
+template <class V, class O, class F>
+struct Sell16Host {
+  std::int64_t num_rows = 0, num_cols = 0, C = 0, sigma = 0, num_slices = 0;
+  std::int64_t escapes = 0;             ///< escape slots in all lanes
+  std::int64_t max_lane = 0;            ///< most slots of one lane
+  std::vector<F> slice_ptr;             ///< slice s: slots [slice_ptr[s], slice_ptr[s+1])
+  std::vector<O> perm;                  ///< as SellHost (-1 = padding lane)
+  std::vector<O> slice_base;            ///< smallest column of the slice (0 if it has none)
+  std::vector<std::uint16_t> lane_len;  ///< slots of each lane (0 for padding lanes)
+  std::vector<std::uint16_t> offs;      ///< 0 = escape, else column - lane base + 1; 0 in padding
+  std::vector<V> vals;                  ///< 0 in padding slots
+};
+
+/**
+ * @brief Builds SELL16. With `layout_only` it stops after the counts (escapes, max_lane,
+ * slice_ptr) without filling offs/vals; a full build requires max_lane <= sell16_max_lane.
+ */
+template <class V, class O, class F>
+Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t sigma,
+                                 bool layout_only = false) {
+  const auto s = build_sell(h, C, sigma);  // perm (the same sort), nothing else reused
+  Sell16Host<V, O, F> t;
+  t.num_rows = s.num_rows;
+  t.num_cols = s.num_cols;
+  t.C = C;
+  t.sigma = sigma;
+  t.num_slices = s.num_slices;
+  t.perm = s.perm;
+  t.slice_base.assign(static_cast<std::size_t>(s.num_slices), O(0));
+  t.lane_len.assign(s.perm.size(), 0);
+  t.slice_ptr.assign(static_cast<std::size_t>(s.num_slices) + 1, F(0));
+  std::vector<std::int64_t> slots(s.perm.size(), 0);
+  for (std::int64_t sl = 0; sl < s.num_slices; ++sl) {
+    std::int64_t lo = -1;
+    for (std::int64_t r = 0; r < C; ++r) {
+      const O i = s.perm[sl * C + r];
+      if (i >= 0 && h.row_map[i + 1] > h.row_map[i]) {
+        const std::int64_t c = h.entries[h.row_map[i]];
+        lo = lo < 0 ? c : std::min(lo, c);
+      }
+    }
+    t.slice_base[sl] = static_cast<O>(lo < 0 ? 0 : lo);
+    std::int64_t w = 0;
+    for (std::int64_t r = 0; r < C; ++r) {
+      const O i = s.perm[sl * C + r];
+      if (i < 0) continue;
+      const std::int64_t n = sell16_lane_slots(h.entries, h.row_map[i], h.row_map[i + 1],
+                                               t.slice_base[sl], &t.escapes);
+      slots[sl * C + r] = n;
+      t.lane_len[sl * C + r] = static_cast<std::uint16_t>(std::min(n, sell16_max_lane));
+      w = std::max(w, n);
+    }
+    t.max_lane = std::max(t.max_lane, w);
+    t.slice_ptr[sl + 1] = t.slice_ptr[sl] + static_cast<F>(w * C);
+  }
+  if (layout_only) return t;
+  KKPERM_REQUIRE(t.max_lane <= sell16_max_lane, "kkperm::formats::build_sell16: a row takes "
+                                                    << t.max_lane << " slots (at most "
+                                                    << sell16_max_lane << ")");
+  t.offs.assign(static_cast<std::size_t>(t.slice_ptr.back()), 0);
+  t.vals.assign(static_cast<std::size_t>(t.slice_ptr.back()), V(0));
+  for (std::int64_t sl = 0; sl < s.num_slices; ++sl)
+    for (std::int64_t r = 0; r < C; ++r) {
+      const O i = s.perm[sl * C + r];
+      if (i < 0) continue;
+      std::int64_t b = t.slice_base[sl], q = t.slice_ptr[sl] + r;
+      for (F p = h.row_map[i]; p < h.row_map[i + 1]; ++p, q += C) {
+        const std::int64_t c = h.entries[p];
+        if (c - b > sell16_max_offset) {
+          t.vals[q] = sell16_escape_value<V, O>(static_cast<O>(c));  // offs stays 0
+          b = c;
+          q += C;
+        }
+        t.offs[q] = static_cast<std::uint16_t>(c - b + 1);
+        t.vals[q] = h.values[p];
+      }
+    }
+  return t;
+}
+
+template <class V, class O, class F, class A>
+void spmv_reference(const Sell16Host<V, O, F>& s, A alpha, const std::vector<A>& x, A beta,
+                    std::vector<A>& y) {
+  for (std::int64_t sl = 0; sl < s.num_slices; ++sl)
+    for (std::int64_t r = 0; r < s.C; ++r) {
+      const O i = s.perm[sl * s.C + r];
+      if (i < 0) continue;
+      A acc = 0;
+      std::int64_t b = s.slice_base[sl];
+      for (std::int64_t j = 0; j < s.lane_len[sl * s.C + r]; ++j) {
+        const std::int64_t q = s.slice_ptr[sl] + j * s.C + r;
+        if (s.offs[q] == 0) b = sell16_escape_column<V, O>(s.vals[q]);
+        else acc += static_cast<A>(s.vals[q]) * x[b + s.offs[q] - 1];
+      }
+      y[i] = beta == A(0) ? alpha * acc : alpha * acc + beta * y[i];
+    }
+}
+
+// ------------------------------------------------------------------------------------------
 // DCSR: the CSR arrays plus the list of non-empty rows (visited by the kernel) and of empty
 // rows (which only get y = beta*y).
 template <class O>
@@ -306,6 +450,7 @@ void spmv_reference(const HostCsr<V, O, F>& h, const DcsrRows<O>& d, A alpha,
 //   device_hyb_k_histogram   ~ hyb_k_histogram (device histogram, same k rule)
 //   device_build_hyb         ~ build_hyb (ELL = device_build_hyb with k = max length)
 //   device_sell_layout + device_sell_fill ~ build_sell (sell_slots = slice_ptr's last entry)
+//   device_sell16_layout + device_sell16_fill ~ build_sell16 (escapes, max_lane as well)
 // tests/kernels/test_spmv_formats_device.cpp compares every array.
 
 /// rows(k) = i for every nonzero k of row i (thread per row).
@@ -567,7 +712,11 @@ SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layo
   std::int64_t P = 1;
   while (P < sigma) P *= 2;
   KKPERM_ASSERT(P <= (std::int64_t(1) << 24), "SELL: sigma " << sigma << " too large");
-  if (windows > 0) {
+  if (sigma == 1) {  // windows of one row: the stable order is the identity, nothing to sort
+    Kokkos::parallel_for(
+        "kkperm::formats::sell_perm_identity", policy(0, n),
+        KOKKOS_LAMBDA(const std::int64_t q) { perm(q) = static_cast<O>(q); });
+  } else if (windows > 0) {
     const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(P));
     constexpr std::int64_t len_cap = std::int64_t(1) << 38;  // > any row length (offsets < 2^38)
     Kokkos::parallel_for(
@@ -661,6 +810,163 @@ void device_sell_fill(SellDev& s, const RowMap& row_map, const Entries& entries,
           const bool real = j < len;
           cols(base + j * C + r) = real ? static_cast<O>(entries(beg + j)) : O(-1);
           vals(base + j * C + r) = real ? static_cast<V>(values(beg + j)) : V(0);
+        }
+      });
+}
+
+/// SELL16 on the device; the same arrays as Sell16Host.
+template <class V, class O, class F, class Device>
+struct Sell16Device {
+  std::int64_t num_rows = 0, num_cols = 0, C = 0, sigma = 0, num_slices = 0;
+  std::int64_t escapes = 0, max_lane = 0;  ///< as Sell16Host
+  std::int64_t slots = 0;                  ///< padded slots (= slice_ptr's last entry)
+  Kokkos::View<F*, Device> slice_ptr;
+  Kokkos::View<O*, Device> perm, slice_base;
+  Kokkos::View<std::uint16_t*, Device> lane_len, offs;
+  Kokkos::View<V*, Device> vals;
+};
+
+/**
+ * @brief First half of the SELL16 build: the window sort of device_sell_layout, each slice's
+ * base column, each lane's slot count (its row's entries plus escapes), slice_ptr, escapes and
+ * max_lane. Check max_lane <= sell16_max_lane (lane lengths are clamped to 16 bits otherwise),
+ * `slots` and `escapes` before device_sell16_fill.
+ */
+template <class Exec, class Device, class V, class RowMap, class Entries>
+Sell16Device<V, typename Entries::non_const_value_type, typename RowMap::non_const_value_type,
+             Device>
+device_sell16_layout(const RowMap& row_map, const Entries& entries, std::int64_t num_cols,
+                     std::int64_t C, std::int64_t sigma) {
+  using O = typename Entries::non_const_value_type;
+  using F = typename RowMap::non_const_value_type;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  const auto L = device_sell_layout<Exec, Device, V, O>(row_map, num_cols, C, sigma);
+  Sell16Device<V, O, F, Device> s;
+  s.num_rows = L.num_rows;
+  s.num_cols = L.num_cols;
+  s.C = C;
+  s.sigma = sigma;
+  s.num_slices = L.num_slices;
+  s.perm = L.perm;
+  s.slice_ptr = L.slice_ptr;  // storage reused: rewritten below from the lanes' slot counts
+  const std::int64_t ns = s.num_slices;
+  s.slice_base = Kokkos::View<O*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::base"), ns);
+  s.lane_len = Kokkos::View<std::uint16_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::lane_len"), ns * C);
+  Kokkos::View<std::int64_t*, Device> lane_slots(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::lane_slots"),
+      ns * C);
+  const auto perm = s.perm;
+  const auto base = s.slice_base;
+  const auto lane_len = s.lane_len;
+  const auto ptr = s.slice_ptr;
+  Kokkos::parallel_for(
+      "kkperm::formats::sell16_bases", policy(0, ns), KOKKOS_LAMBDA(const std::int64_t sl) {
+        std::int64_t lo = -1;
+        for (std::int64_t r = 0; r < C; ++r) {
+          const O i = perm(sl * C + r);
+          if (i < 0 || row_map(i + 1) == row_map(i)) continue;
+          const std::int64_t c = entries(row_map(i));
+          lo = (lo < 0 || c < lo) ? c : lo;
+        }
+        base(sl) = static_cast<O>(lo < 0 ? 0 : lo);
+      });
+  std::int64_t escapes = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::formats::sell16_lanes", policy(0, ns * C),
+      KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& upd) {
+        const O i = perm(q);
+        std::int64_t n = 0;
+        if (i >= 0) {
+          std::int64_t b = base(q / C);
+          for (std::int64_t p = row_map(i); p < static_cast<std::int64_t>(row_map(i + 1));
+               ++p, ++n)
+            if (static_cast<std::int64_t>(entries(p)) - b > sell16_max_offset) {
+              b = entries(p);
+              ++n;
+              ++upd;
+            }
+        }
+        lane_slots(q) = n;
+        lane_len(q) = static_cast<std::uint16_t>(n < sell16_max_lane ? n : sell16_max_lane);
+      },
+      escapes);
+  s.escapes = escapes;
+  std::int64_t slots = 0;
+  Kokkos::parallel_scan(
+      "kkperm::formats::sell16_ptr", policy(0, ns + 1),
+      KOKKOS_LAMBDA(const std::int64_t sl, std::int64_t& upd, const bool final) {
+        if (final) ptr(sl) = static_cast<F>(upd);
+        if (sl == ns) return;
+        std::int64_t w = 0;
+        for (std::int64_t r = 0; r < C; ++r) {
+          const std::int64_t n = lane_slots(sl * C + r);
+          w = n > w ? n : w;
+        }
+        upd += w * C;
+      },
+      slots);
+  s.slots = slots;
+  std::int64_t widest = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::formats::sell16_max_lane", policy(0, ns * C),
+      KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& upd) {
+        if (lane_slots(q) > upd) upd = lane_slots(q);
+      },
+      Kokkos::Max<std::int64_t>(widest));
+  s.max_lane = widest > 0 ? widest : 0;  // the Max identity when there are no lanes
+  return s;
+}
+
+/// Second half: allocates and fills offs/vals (thread per slice lane; 0 / 0 padding) of a
+/// layout made by device_sell16_layout from the same arrays.
+template <class Exec, class Sell16Dev, class RowMap, class Entries, class Values>
+void device_sell16_fill(Sell16Dev& s, const RowMap& row_map, const Entries& entries,
+                        const Values& values) {
+  using V = typename decltype(s.vals)::non_const_value_type;
+  using O = typename decltype(s.perm)::non_const_value_type;
+  using Device = typename decltype(s.vals)::device_type;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  KKPERM_ASSERT(s.max_lane <= sell16_max_lane,
+                "SELL16: a lane of " << s.max_lane << " slots does not fit 16 bits");
+  s.offs = Kokkos::View<std::uint16_t*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::offs"), s.slots);
+  s.vals = Kokkos::View<V*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::vals"), s.slots);
+  const auto perm = s.perm;
+  const auto ptr = s.slice_ptr;
+  const auto sbase = s.slice_base;
+  const auto offs = s.offs;
+  const auto vals = s.vals;
+  const std::int64_t C = s.C;
+  Kokkos::parallel_for(
+      "kkperm::formats::sell16_fill", policy(0, s.num_slices * C),
+      KOKKOS_LAMBDA(const std::int64_t q) {
+        const std::int64_t sl = q / C;
+        const std::int64_t first = static_cast<std::int64_t>(ptr(sl));
+        const std::int64_t w = (static_cast<std::int64_t>(ptr(sl + 1)) - first) / C;
+        const std::int64_t end = first + w * C;
+        std::int64_t t = first + q % C;
+        const O i = perm(q);
+        if (i >= 0) {
+          std::int64_t b = sbase(sl);
+          for (std::int64_t p = row_map(i); p < static_cast<std::int64_t>(row_map(i + 1));
+               ++p, t += C) {
+            const std::int64_t c = entries(p);
+            if (c - b > sell16_max_offset) {
+              offs(t) = 0;
+              vals(t) = sell16_escape_value<V, O>(static_cast<O>(c));
+              b = c;
+              t += C;
+            }
+            offs(t) = static_cast<std::uint16_t>(c - b + 1);
+            vals(t) = static_cast<V>(values(p));
+          }
+        }
+        for (; t < end; t += C) {
+          offs(t) = 0;
+          vals(t) = V(0);
         }
       });
 }

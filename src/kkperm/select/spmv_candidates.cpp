@@ -44,6 +44,10 @@ const SpmvCandidateInfo kTable[] = {
      "ELL(k) + COO, k = ceil(mean nnz/row)"},
     {SpmvCandidate::sell_c_sigma, "sell_c_sigma", "sell_c_sigma", "sigma_window_sort",
      SpmvFormat::sell, false, "SELL-32-256"},
+    {SpmvCandidate::sell_i16, "sell_i16", "sell16", "sigma_window_sort", SpmvFormat::sell16,
+     false, "SELL-32-256 with 16-bit column offsets from a per-slice base (local columns)"},
+    {SpmvCandidate::sell_i16_wide, "sell_i16_wide", "sell16", "sigma_window_sort",
+     SpmvFormat::sell16, false, "SELL-32-2048 with 16-bit column offsets (evener slices)"},
     {SpmvCandidate::dcsr, "dcsr", "csr_vector", "identity", SpmvFormat::dcsr, false,
      "DCSR: warp per non-empty row, empty rows only scaled"},
     {SpmvCandidate::kk_native, "kk_native", "kk_native", "identity", SpmvFormat::csr, false,
@@ -369,6 +373,15 @@ inline void check_fill(const char* who, std::int64_t slots, std::int64_t nnz, do
                      << limit << " (max(" << fill << " * nnz, " << min_slots << "))");
 }
 
+/// Throws CandidateNotApplicable when `slots` padded slots do not fit the offset type F (the
+/// slice pointers of SELL-C-sigma and SELL16 are stored in it).
+template <class F>
+void check_slots_fit(const std::string& who, std::int64_t slots) {
+  if (slots > static_cast<std::int64_t>(std::numeric_limits<F>::max()))
+    KKPERM_THROW(CandidateNotApplicable,
+                 who << ": " << slots << " padded slots do not fit the matrix's offset type");
+}
+
 template <class Matrix>
 class FormatPlan final : public SpmvPlan<Matrix> {
   using base = SpmvPlan<Matrix>;
@@ -386,6 +399,12 @@ class FormatPlan final : public SpmvPlan<Matrix> {
   using base::base;
   std::string details() const override { return details_; }
   double extra_bytes() const override { return extra_; }
+  double own_bytes(bool beta_nonzero = true) const override {
+    if (own_nnz_bytes_ < 0) return this->bytes_moved(beta_nonzero);
+    const double vb = sizeof(value_type);
+    return own_nnz_bytes_ + vb * static_cast<double>(this->num_cols()) +
+           vb * static_cast<double>(this->num_rows()) * (beta_nonzero ? 2.0 : 1.0);
+  }
 
  protected:
   void prepare_impl(const Matrix& A) override {
@@ -396,6 +415,9 @@ class FormatPlan final : public SpmvPlan<Matrix> {
     ell_cols_ = coo_rows_ = coo_cols_ = sell_perm_ = nonempty_ = empty_ = dview<ordinal_type>();
     ell_vals_ = coo_vals_ = dview<value_type>();
     sell_ptr_ = dview<offset_type>();
+    sell16_base_ = dview<ordinal_type>();
+    sell16_len_ = sell16_offs_ = dview<std::uint16_t>();
+    own_nnz_bytes_ = -1.0;
     A_ = Matrix();
     // Every format is built on A's execution space from A's views (formats/spmv_formats.hpp
     // device_*; the host builders there are their serial twins): nothing goes through the host
@@ -432,16 +454,51 @@ class FormatPlan final : public SpmvPlan<Matrix> {
           rm, static_cast<std::int64_t>(A.numCols()), C, sigma);
       check_fill("kkperm::spmv::sell_c_sigma", s.slots, nnz, spmv::SellConfig::max_fill,
                  spmv::SellConfig::min_slots);
-      if (s.slots > static_cast<std::int64_t>(std::numeric_limits<offset_type>::max()))
-        KKPERM_THROW(CandidateNotApplicable, "kkperm::spmv::sell_c_sigma: "
-                                                 << s.slots << " padded slots do not fit the "
-                                                    "matrix's offset type");
+      check_slots_fit<offset_type>("kkperm::spmv::sell_c_sigma", s.slots);
       formats::device_sell_fill<execution_space>(s, rm, A.graph.entries, A.values);
       sell_ptr_ = s.slice_ptr;
       sell_perm_ = s.perm;
       ell_cols_ = s.cols;
       ell_vals_ = s.vals;
       os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.slots;
+    } else if (c == SpmvCandidate::sell_i16 || c == SpmvCandidate::sell_i16_wide) {
+      const std::int64_t C = spmv::Sell16Config::C;
+      const std::int64_t sigma = c == SpmvCandidate::sell_i16 ? spmv::Sell16Config::sigma
+                                                               : spmv::Sell16Config::sigma_wide;
+      const std::string who = "kkperm::spmv::" + to_string(c);
+      auto s = formats::device_sell16_layout<execution_space, device_type, value_type>(
+          rm, A.graph.entries, static_cast<std::int64_t>(A.numCols()), C, sigma);
+      if (s.max_lane > formats::sell16_max_lane)
+        KKPERM_THROW(CandidateNotApplicable,
+                     who << ": a row takes "
+                         << s.max_lane << " slots (entries + escapes; 16-bit lane lengths hold "
+                         << "at most " << formats::sell16_max_lane << ")");
+      if (static_cast<double>(s.escapes) > spmv::Sell16Config::max_escape_fraction * nnz)
+        KKPERM_THROW(CandidateNotApplicable,
+                     who << ": " << s.escapes << " escape slots (column jumps over "
+                         << formats::sell16_max_offset << ") for " << nnz << " nonzeros exceed "
+                         << spmv::Sell16Config::max_escape_fraction << " * nnz: columns too "
+                            "scattered for 16-bit offsets");
+      check_fill(who.c_str(), s.slots, nnz, spmv::Sell16Config::max_fill,
+                 spmv::Sell16Config::min_slots);
+      check_slots_fit<offset_type>(who, s.slots);
+      formats::device_sell16_fill<execution_space>(s, rm, A.graph.entries, A.values);
+      sell_ptr_ = s.slice_ptr;
+      sell_perm_ = s.perm;
+      sell16_base_ = s.slice_base;
+      sell16_len_ = s.lane_len;
+      sell16_offs_ = s.offs;
+      ell_vals_ = s.vals;
+      // What the kernel reads at least: each nonzero's and escape's value and offset, each
+      // lane's length and row, each slice's pointer and base, x once, y (+ y read if beta != 0).
+      const double lanes = static_cast<double>(s.perm.extent(0));
+      const double nsl = static_cast<double>(s.num_slices);
+      own_nnz_bytes_ = static_cast<double>(nnz + s.escapes) *
+                           (sizeof(value_type) + sizeof(std::uint16_t)) +
+                       lanes * (sizeof(std::uint16_t) + sizeof(ordinal_type)) +
+                       nsl * (sizeof(offset_type) + sizeof(ordinal_type));
+      os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.slots
+         << ", escapes=" << s.escapes;
     } else if (c == SpmvCandidate::dcsr) {
       A_ = A;
       formats::device_dcsr_rows<execution_space>(A.graph.row_map, nonempty_, empty_);
@@ -458,7 +515,9 @@ class FormatPlan final : public SpmvPlan<Matrix> {
                                  sell_perm_.span() + nonempty_.span() + empty_.span()) *
                  sizeof(ordinal_type) +
              static_cast<double>(ell_vals_.span() + coo_vals_.span()) * sizeof(value_type) +
-             static_cast<double>(sell_ptr_.span()) * sizeof(offset_type);
+             static_cast<double>(sell_ptr_.span()) * sizeof(offset_type) +
+             static_cast<double>(sell16_base_.span()) * sizeof(ordinal_type) +
+             static_cast<double>(sell16_len_.span() + sell16_offs_.span()) * sizeof(std::uint16_t);
   }
 
   void run_impl(value_type alpha, const x_view& x, value_type beta,
@@ -481,6 +540,11 @@ class FormatPlan final : public SpmvPlan<Matrix> {
         spmv::sell<E>(alpha, static_cast<std::int64_t>(spmv::SellConfig::C), sell_ptr_,
                       sell_perm_, ell_cols_, ell_vals_, x, beta, y);
         break;
+      case SpmvCandidate::sell_i16:
+      case SpmvCandidate::sell_i16_wide:
+        spmv::sell16<E, spmv::Sell16Config::C>(alpha, sell_ptr_, sell_perm_, sell16_base_,
+                                               sell16_len_, sell16_offs_, ell_vals_, x, beta, y);
+        break;
       case SpmvCandidate::dcsr:
         spmv::csr_vector<E>("kkperm::spmv::dcsr", alpha, A_.graph.row_map, A_.graph.entries,
                             A_.values, x, beta, y, true, nonempty_,
@@ -501,6 +565,9 @@ class FormatPlan final : public SpmvPlan<Matrix> {
   dview<ordinal_type> ell_cols_, coo_rows_, coo_cols_, sell_perm_, nonempty_, empty_;
   dview<value_type> ell_vals_, coo_vals_;
   dview<offset_type> sell_ptr_;
+  dview<ordinal_type> sell16_base_;
+  dview<std::uint16_t> sell16_len_, sell16_offs_;
+  double own_nnz_bytes_ = -1.0;  ///< SELL16's bytes besides x and y (< 0: the CSR floor)
 };
 
 }  // namespace
@@ -521,6 +588,7 @@ std::string to_string(SpmvFormat f) {
     case SpmvFormat::coo: return "coo";
     case SpmvFormat::hyb: return "hyb";
     case SpmvFormat::sell: return "sell";
+    case SpmvFormat::sell16: return "sell16";
     case SpmvFormat::dcsr: return "dcsr";
   }
   return "unknown";
@@ -583,6 +651,8 @@ std::unique_ptr<SpmvPlan<Matrix>> make_spmv_plan(SpmvCandidate c) {
     case SpmvCandidate::hyb:
     case SpmvCandidate::hyb_mu:
     case SpmvCandidate::sell_c_sigma:
+    case SpmvCandidate::sell_i16:
+    case SpmvCandidate::sell_i16_wide:
     case SpmvCandidate::dcsr:
       return std::make_unique<FormatPlan<Matrix>>(c);
     case SpmvCandidate::cusparse_csr_alg1:

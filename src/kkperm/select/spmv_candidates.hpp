@@ -45,6 +45,8 @@ enum class SpmvCandidate : int {
   hyb,                ///< ELL(k) + COO, k from the row-length histogram (Bell & Garland)
   hyb_mu,             ///< ELL(k) + COO, k = ceil(mean nnz/row)
   sell_c_sigma,       ///< SELL-C-sigma (C = 32, sigma = 256)
+  sell_i16,           ///< SELL-32-256 with 16-bit column offsets (escapes for far columns)
+  sell_i16_wide,      ///< the same with sigma = 2048 (evener slices, less x locality)
   dcsr,               ///< doubly compressed rows: only non-empty rows are visited
   kk_native,          ///< KokkosSparse::spmv
   cusparse_csr_alg1,  ///< cusparseSpMV CUSPARSE_SPMV_CSR_ALG1 (CUDA builds)
@@ -90,7 +92,7 @@ enum class SpmvCandidate : int {
 };
 
 /// Storage the kernel reads after prepare().
-enum class SpmvFormat : int { csr, ell, coo, hyb, sell, dcsr };
+enum class SpmvFormat : int { csr, ell, coo, hyb, sell, sell16, dcsr };
 
 /// Static description of a candidate (one row of the registry table).
 struct SpmvCandidateInfo {
@@ -213,6 +215,14 @@ class SpmvPlan {
                    "kkperm::spmv(" << name() << "): x and y alias");
     run_permuted_impl(alpha, xp, beta, yp);
   }
+
+  /**
+   * @brief The candidate's own byte floor: what its kernels must read and write at least. The
+   * CSR floor (bytes_moved) for every candidate that reads A's CSR arrays or a copy of them with
+   * the same index width; less for formats with narrower indices (SELL16), so their GB/s
+   * against bytes_moved() can pass the CSR floor's bandwidth.
+   */
+  virtual double own_bytes(bool beta_nonzero = true) const { return bytes_moved(beta_nonzero); }
 
   /// Bytes of device memory the plan holds beyond A itself (format copies, buffers).
   virtual double extra_bytes() const { return 0.0; }

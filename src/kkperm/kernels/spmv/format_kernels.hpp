@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kkperm/formats/spmv_formats.hpp"
 #include "kkperm/kernels/spmv/csr_kernels.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
@@ -133,6 +134,53 @@ void sell(V alpha, std::int64_t C, const SlicePtr& slice_ptr, const Perm& perm, 
           const O c = cols(base + j * C + r);
           if (c < 0) break;
           s += vals(base + j * C + r) * x(c);
+        }
+        y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
+      });
+}
+
+/**
+ * @brief SELL16 (formats/spmv_formats.hpp): thread per slice lane, a warp per slice of C = 32
+ * rows reading the slice column-major (coalesced 2-byte offsets and values). A lane reads its
+ * own slot count and exactly that many slots (padding is never read), four slots' offsets and
+ * values loaded before their x gathers; column = lane base + offset - 1, an escape slot
+ * (offset 0) moving the lane base. Sums in the row's CSR order, like the serial twin.
+ */
+template <class Exec, int C, class SlicePtr, class Perm, class Base, class Len, class Offs,
+          class Vals, class XView, class YView, class V>
+void sell16(V alpha, const SlicePtr& slice_ptr, const Perm& perm, const Base& slice_base,
+            const Len& lane_len, const Offs& offs, const Vals& vals, const XView& x, V beta,
+            const YView& y) {
+  using O = typename Perm::non_const_value_type;
+  const std::int64_t nlanes = static_cast<std::int64_t>(perm.extent(0));
+  Kokkos::parallel_for(
+      "kkperm::spmv::sell16",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, nlanes),
+      KOKKOS_LAMBDA(const std::int64_t t) {
+        const O i = perm(t);
+        if (i < 0) return;
+        const int len = lane_len(t);
+        const std::int64_t sl = t / C;
+        const std::int64_t p = static_cast<std::int64_t>(slice_ptr(sl)) + t % C;
+        std::int64_t b = static_cast<std::int64_t>(slice_base(sl)) - 1;
+        V s = V(0);
+        auto step = [&](const int o, const V v) {
+          if (o == 0) b = static_cast<std::int64_t>(formats::sell16_escape_column<V, O>(v)) - 1;
+          else s += v * x(b + o);
+        };
+        int j = 0;
+        for (; j + 4 <= len; j += 4) {
+          const std::int64_t q = p + static_cast<std::int64_t>(j) * C;
+          const int o0 = offs(q), o1 = offs(q + C), o2 = offs(q + 2 * C), o3 = offs(q + 3 * C);
+          const V v0 = vals(q), v1 = vals(q + C), v2 = vals(q + 2 * C), v3 = vals(q + 3 * C);
+          step(o0, v0);
+          step(o1, v1);
+          step(o2, v2);
+          step(o3, v3);
+        }
+        for (; j < len; ++j) {
+          const std::int64_t q = p + static_cast<std::int64_t>(j) * C;
+          step(offs(q), vals(q));
         }
         y(i) = (beta == V(0)) ? V(alpha * s) : V(alpha * s + beta * y(i));
       });

@@ -110,6 +110,24 @@ struct SellConfig {
   static constexpr std::int64_t min_slots = 1 << 16;
 };
 
+/// SELL16 = SELL-C-sigma with 16-bit column offsets: the same slice shape and padding limit as
+/// SELL-C-sigma (a lane never reads its padding, but it is allocated). Two window sizes, two
+/// candidates: sigma = 256 keeps a warp's rows close (x locality: 89-90 % of the CSR floor on
+/// a sparse wide band against 80-82 % with 2048) and sigma_wide = 2048 evens out row lengths
+/// (less idle lanes: 87-88 % against 84-85 % on a Kronecker FE mesh, 73-74 % against 69 % on a
+/// web-graph pattern); H100 runs 68-69 (docs/benchmarks/spmv_sell16_h100_s13_2026-11-24.md).
+/// Escape slots cost a slot each (sizeof(V) + 2 bytes): beyond max_escape_fraction * nnz of
+/// them the format reads as many bytes as CSR in double ((8 + 2) * 1.2 = 8 + 4), so the
+/// candidates refuse the matrix.
+struct Sell16Config {
+  static constexpr int C = SellConfig::C;
+  static constexpr int sigma = 256;
+  static constexpr int sigma_wide = 2048;
+  static constexpr double max_fill = SellConfig::max_fill;
+  static constexpr std::int64_t min_slots = SellConfig::min_slots;
+  static constexpr double max_escape_fraction = 0.2;
+};
+
 /// Vector length for a mean row length: smallest power of two v with v * nnz_per_lane >=
 /// mean, within [lo, hi] (see CsrVectorConfig for where nnz_per_lane = 6 comes from).
 inline int vector_length_for(double mean_nnz_per_row, int lo, int hi,
