@@ -9,13 +9,10 @@
 # Usage (GPU host, repo root): [DEADLINE_S=540] bash scripts/gpu/session13/sell16_variants.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
+source scripts/gpu/session13/common.sh
 TAG=${1:-sell16v}
-S12_CARRY=${S12_CARRY:-.carry/s13}
-source scripts/gpu/session12/common.sh
-s12_setup "$TAG"
-B=${S13B_CARRY:-.carry/s13b}
-[[ -d $B/exp ]] || tar -xzf "$B/bin.tgz" -C "$B"
-M=$PWD/$C/matrices/real
+s13_exp_setup "$TAG" .carry/s13 "${S13B_CARRY:-.carry/s13b}"
+B=$EXP
 if [[ ${RUN_TEST:-1} == 1 ]]; then
   timeout 300 $NEW/kkperm_test_kernels_spmv_candidates > "$R/test_spmv_candidates_all.log" 2>&1
   echo "test spmv_candidates (all candidates) rc=$? at ${SECONDS}s" >> "$R/runs.txt"

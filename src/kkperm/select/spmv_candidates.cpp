@@ -497,8 +497,12 @@ class FormatPlan final : public SpmvPlan<Matrix> {
                            (sizeof(value_type) + sizeof(std::uint16_t)) +
                        lanes * (sizeof(std::uint16_t) + sizeof(ordinal_type)) +
                        nsl * (sizeof(offset_type) + sizeof(ordinal_type));
+      const double n_rows = static_cast<double>(A.numRows());
+      const double mean_lane = n_rows > 0 ? static_cast<double>(nnz + s.escapes) / n_rows : 0.0;
+      sell16_batch_ = spmv::Sell16Config::batch_for(mean_lane);
       os << "C=" << C << ", sigma=" << sigma << ", slots=" << s.slots
-         << ", escapes=" << s.escapes;
+         << ", escapes=" << s.escapes << ", batch=" << sell16_batch_.slots
+         << (sell16_batch_.predicated ? "p" : "");
     } else if (c == SpmvCandidate::dcsr) {
       A_ = A;
       formats::device_dcsr_rows<execution_space>(A.graph.row_map, nonempty_, empty_);
@@ -542,8 +546,18 @@ class FormatPlan final : public SpmvPlan<Matrix> {
         break;
       case SpmvCandidate::sell_i16:
       case SpmvCandidate::sell_i16_wide:
-        spmv::sell16<E, spmv::Sell16Config::C>(alpha, sell_ptr_, sell_perm_, sell16_base_,
-                                               sell16_len_, sell16_offs_, ell_vals_, x, beta, y);
+        if (sell16_batch_.slots == 8)
+          spmv::sell16<E, spmv::Sell16Config::C, 8, true>(alpha, sell_ptr_, sell_perm_,
+                                                          sell16_base_, sell16_len_,
+                                                          sell16_offs_, ell_vals_, x, beta, y);
+        else if (sell16_batch_.predicated)
+          spmv::sell16<E, spmv::Sell16Config::C, 4, true>(alpha, sell_ptr_, sell_perm_,
+                                                          sell16_base_, sell16_len_,
+                                                          sell16_offs_, ell_vals_, x, beta, y);
+        else
+          spmv::sell16<E, spmv::Sell16Config::C, 4, false>(alpha, sell_ptr_, sell_perm_,
+                                                           sell16_base_, sell16_len_,
+                                                           sell16_offs_, ell_vals_, x, beta, y);
         break;
       case SpmvCandidate::dcsr:
         spmv::csr_vector<E>("kkperm::spmv::dcsr", alpha, A_.graph.row_map, A_.graph.entries,
@@ -567,6 +581,7 @@ class FormatPlan final : public SpmvPlan<Matrix> {
   dview<offset_type> sell_ptr_;
   dview<ordinal_type> sell16_base_;
   dview<std::uint16_t> sell16_len_, sell16_offs_;
+  spmv::Sell16Config::Batch sell16_batch_{4, true};  ///< Sell16Config::batch_for
   double own_nnz_bytes_ = -1.0;  ///< SELL16's bytes besides x and y (< 0: the CSR floor)
 };
 

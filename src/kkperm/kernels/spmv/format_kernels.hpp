@@ -11,6 +11,13 @@
 #include "kkperm/kernels/spmv/csr_kernels.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
+// Full unroll of a constant-trip loop in device code (host compilers do not know the pragma).
+#if defined(__CUDA_ARCH__)
+#define KKPERM_UNROLL _Pragma("unroll")
+#else
+#define KKPERM_UNROLL
+#endif
+
 namespace kkperm::spmv {
 
 /// ELL, thread per row; slots column-major; column -1 = padding (skipped).
@@ -142,12 +149,15 @@ void sell(V alpha, std::int64_t C, const SlicePtr& slice_ptr, const Perm& perm, 
 /**
  * @brief SELL16 (formats/spmv_formats.hpp): thread per slice lane, a warp per slice of C = 32
  * rows reading the slice column-major (coalesced 2-byte offsets and values). A lane reads its
- * own slot count and exactly that many slots (padding is never read), four slots' offsets and
- * values loaded before their x gathers; column = lane base + offset - 1, an escape slot
- * (offset 0) moving the lane base. Sums in the row's CSR order, like the serial twin.
+ * own slot count and exactly that many slots (padding is never read), in batches of U slots
+ * whose offsets and values are all loaded before their x gathers. Predicated: the last batch is
+ * predicated past the lane's end (a row of up to U entries is one round trip); else the batches
+ * are unpredicated and the remainder goes slot by slot (least work per slot on long rows).
+ * Column = lane base + offset - 1, an escape slot (offset 0) moving the lane base. Sums in the
+ * row's CSR order, like the serial twin. The plan picks U/Predicated (Sell16Config::batch_for).
  */
-template <class Exec, int C, class SlicePtr, class Perm, class Base, class Len, class Offs,
-          class Vals, class XView, class YView, class V>
+template <class Exec, int C, int U, bool Predicated, class SlicePtr, class Perm, class Base,
+          class Len, class Offs, class Vals, class XView, class YView, class V>
 void sell16(V alpha, const SlicePtr& slice_ptr, const Perm& perm, const Base& slice_base,
             const Len& lane_len, const Offs& offs, const Vals& vals, const XView& x, V beta,
             const YView& y) {
@@ -165,18 +175,23 @@ void sell16(V alpha, const SlicePtr& slice_ptr, const Perm& perm, const Base& sl
         std::int64_t b = static_cast<std::int64_t>(slice_base(sl)) - 1;
         V s = V(0);
         auto step = [&](const int o, const V v) {
-          if (o == 0) b = static_cast<std::int64_t>(formats::sell16_escape_column<V, O>(v)) - 1;
+          if (o == 0) b = std::int64_t(formats::sell16_escape_column<V, O>(v)) - 1;
           else s += v * x(b + o);
         };
+        // Batches: all of them predicated, or only the full ones (then single slots).
+        const int full = Predicated ? len : len - len % U;
         int j = 0;
-        for (; j + 4 <= len; j += 4) {
+        for (; j < full; j += U) {
           const std::int64_t q = p + static_cast<std::int64_t>(j) * C;
-          const int o0 = offs(q), o1 = offs(q + C), o2 = offs(q + 2 * C), o3 = offs(q + 3 * C);
-          const V v0 = vals(q), v1 = vals(q + C), v2 = vals(q + 2 * C), v3 = vals(q + 3 * C);
-          step(o0, v0);
-          step(o1, v1);
-          step(o2, v2);
-          step(o3, v3);
+          int o[U];
+          V v[U];
+KKPERM_UNROLL
+          for (int u = 0; u < U; ++u) o[u] = !Predicated || j + u < len ? int(offs(q + u * C)) : 1;
+KKPERM_UNROLL
+          for (int u = 0; u < U; ++u) v[u] = !Predicated || j + u < len ? vals(q + u * C) : V(0);
+KKPERM_UNROLL
+          for (int u = 0; u < U; ++u)
+            if (!Predicated || j + u < len) step(o[u], v[u]);
         }
         for (; j < len; ++j) {
           const std::int64_t q = p + static_cast<std::int64_t>(j) * C;

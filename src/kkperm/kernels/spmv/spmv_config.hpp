@@ -126,6 +126,23 @@ struct Sell16Config {
   static constexpr double max_fill = SellConfig::max_fill;
   static constexpr std::int64_t min_slots = SellConfig::min_slots;
   static constexpr double max_escape_fraction = 0.2;
+  /// Kernel batches by mean slots per lane L (H100 runs 72-74, % of the CSR floor; tuned on
+  /// 3 matrices of the generated set and 4 others): L < mid_lane: 4 slots, last batch
+  /// predicated (rows of 5-32: +3 to +12 points over unpredicated batches in f32, within
+  /// -3..+4 in f64); mid_lane <= L < long_lane: 8 slots, predicated (FE-mesh Kronecker rows of
+  /// 53-106 and a band of 101: +1 to +8; 8 lose 5-12 points on short rows, registers);
+  /// L >= long_lane: 4 unpredicated slots then single ones (rows of 500: 100-108 against
+  /// 81-91 for the predicated batches; a band of 501 within 3 points).
+  struct Batch {
+    int slots;
+    bool predicated;
+  };
+  static constexpr double mid_lane = 40.0;
+  static constexpr double long_lane = 256.0;
+  static constexpr Batch batch_for(double mean_lane) {
+    return mean_lane < mid_lane ? Batch{4, true} : mean_lane < long_lane ? Batch{8, true}
+                                                                         : Batch{4, false};
+  }
 };
 
 /// Vector length for a mean row length: smallest power of two v with v * nnz_per_lane >=
