@@ -212,6 +212,21 @@ std::int64_t sell_slots(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t 
   return slots;
 }
 
+/// SELL-C-sigma's lane order: rows sorted by decreasing length inside each window of sigma
+/// rows (stable), padded with -1 to whole slices of C lanes.
+template <class V, class O, class F>
+std::vector<O> sell_perm(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t sigma) {
+  std::vector<O> perm(static_cast<std::size_t>((h.num_rows + C - 1) / C * C), O(-1));
+  std::iota(perm.begin(), perm.begin() + h.num_rows, O(0));
+  auto len = [&](O i) { return h.row_map[i + 1] - h.row_map[i]; };
+  for (std::int64_t w0 = 0; w0 < h.num_rows; w0 += sigma) {
+    const std::int64_t w1 = std::min<std::int64_t>(h.num_rows, w0 + sigma);
+    std::stable_sort(perm.begin() + w0, perm.begin() + w1,
+                     [&](O a, O b) { return len(a) > len(b); });
+  }
+  return perm;
+}
+
 template <class V, class O, class F>
 SellHost<V, O, F> build_sell(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t sigma) {
   SellHost<V, O, F> s;
@@ -220,16 +235,8 @@ SellHost<V, O, F> build_sell(const HostCsr<V, O, F>& h, std::int64_t C, std::int
   s.C = C;
   s.sigma = sigma;
   s.num_slices = (h.num_rows + C - 1) / C;
-  std::vector<O> order(static_cast<std::size_t>(h.num_rows));
-  std::iota(order.begin(), order.end(), O(0));
+  s.perm = sell_perm(h, C, sigma);
   auto len = [&](O i) { return h.row_map[i + 1] - h.row_map[i]; };
-  for (std::int64_t w0 = 0; w0 < h.num_rows; w0 += sigma) {
-    const std::int64_t w1 = std::min<std::int64_t>(h.num_rows, w0 + sigma);
-    std::stable_sort(order.begin() + w0, order.begin() + w1,
-                     [&](O a, O b) { return len(a) > len(b); });
-  }
-  s.perm.assign(static_cast<std::size_t>(s.num_slices * C), O(-1));
-  std::copy(order.begin(), order.end(), s.perm.begin());
   s.slice_ptr.assign(static_cast<std::size_t>(s.num_slices) + 1, F(0));
   for (std::int64_t sl = 0; sl < s.num_slices; ++sl) {
     std::int64_t w = 0;
@@ -335,22 +342,20 @@ struct Sell16Host {
 template <class V, class O, class F>
 Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std::int64_t sigma,
                                  bool layout_only = false) {
-  const auto s = build_sell(h, C, sigma);  // perm (the same sort), nothing else reused
   Sell16Host<V, O, F> t;
-  t.num_rows = s.num_rows;
-  t.num_cols = s.num_cols;
+  t.num_rows = h.num_rows;
+  t.num_cols = h.num_cols;
   t.C = C;
   t.sigma = sigma;
-  t.num_slices = s.num_slices;
-  t.perm = s.perm;
-  t.slice_base.assign(static_cast<std::size_t>(s.num_slices), O(0));
-  t.lane_len.assign(s.perm.size(), 0);
-  t.slice_ptr.assign(static_cast<std::size_t>(s.num_slices) + 1, F(0));
-  std::vector<std::int64_t> slots(s.perm.size(), 0);
-  for (std::int64_t sl = 0; sl < s.num_slices; ++sl) {
+  t.num_slices = (h.num_rows + C - 1) / C;
+  t.perm = sell_perm(h, C, sigma);
+  t.slice_base.assign(static_cast<std::size_t>(t.num_slices), O(0));
+  t.lane_len.assign(t.perm.size(), 0);
+  t.slice_ptr.assign(static_cast<std::size_t>(t.num_slices) + 1, F(0));
+  for (std::int64_t sl = 0; sl < t.num_slices; ++sl) {
     std::int64_t lo = -1;
     for (std::int64_t r = 0; r < C; ++r) {
-      const O i = s.perm[sl * C + r];
+      const O i = t.perm[sl * C + r];
       if (i >= 0 && h.row_map[i + 1] > h.row_map[i]) {
         const std::int64_t c = h.entries[h.row_map[i]];
         lo = lo < 0 ? c : std::min(lo, c);
@@ -359,11 +364,10 @@ Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std:
     t.slice_base[sl] = static_cast<O>(lo < 0 ? 0 : lo);
     std::int64_t w = 0;
     for (std::int64_t r = 0; r < C; ++r) {
-      const O i = s.perm[sl * C + r];
+      const O i = t.perm[sl * C + r];
       if (i < 0) continue;
       const std::int64_t n = sell16_lane_slots(h.entries, h.row_map[i], h.row_map[i + 1],
                                                t.slice_base[sl], &t.escapes);
-      slots[sl * C + r] = n;
       t.lane_len[sl * C + r] = static_cast<std::uint16_t>(std::min(n, sell16_max_lane));
       w = std::max(w, n);
     }
@@ -376,9 +380,9 @@ Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std:
                                                     << sell16_max_lane << ")");
   t.offs.assign(static_cast<std::size_t>(t.slice_ptr.back()), 0);
   t.vals.assign(static_cast<std::size_t>(t.slice_ptr.back()), V(0));
-  for (std::int64_t sl = 0; sl < s.num_slices; ++sl)
+  for (std::int64_t sl = 0; sl < t.num_slices; ++sl)
     for (std::int64_t r = 0; r < C; ++r) {
-      const O i = s.perm[sl * C + r];
+      const O i = t.perm[sl * C + r];
       if (i < 0) continue;
       std::int64_t b = t.slice_base[sl], q = t.slice_ptr[sl] + r;
       for (F p = h.row_map[i]; p < h.row_map[i + 1]; ++p, q += C) {
@@ -449,6 +453,7 @@ void spmv_reference(const HostCsr<V, O, F>& h, const DcsrRows<O>& d, A alpha,
 //   device_max_row_length    ~ max_row_length
 //   device_hyb_k_histogram   ~ hyb_k_histogram (device histogram, same k rule)
 //   device_build_hyb         ~ build_hyb (ELL = device_build_hyb with k = max length)
+//   device_sell_perm         ~ sell_perm
 //   device_sell_layout + device_sell_fill ~ build_sell (sell_slots = slice_ptr's last entry)
 //   device_sell16_layout + device_sell16_fill ~ build_sell16 (escapes, max_lane as well)
 // tests/kernels/test_spmv_formats_device.cpp compares every array.
@@ -674,38 +679,25 @@ struct SellDevice {
 };
 
 /**
- * @brief First half of the SELL-C-sigma build: perm (rows sorted by decreasing length inside
- * each window of sigma rows, stable, as build_sell's std::stable_sort) and slice_ptr. A team per
+ * @brief SELL-C-sigma's lane order on the device (= sell_perm): rows sorted by decreasing length
+ * inside each window of sigma rows, stable, padded with -1 to whole slices of C lanes. A team per
  * window sorts the keys (longest first, ties by row index: unique keys, so the result is the
- * stable order) with a bitonic network in scratch, O(sigma log^2 sigma) per window. Fill with
- * device_sell_fill after checking `slots` (nothing of the size of the padded arrays is
- * allocated here).
+ * stable order) with a bitonic network in scratch, O(sigma log^2 sigma) per window.
  */
-template <class Exec, class Device, class V, class O, class RowMap>
-SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layout(
-    const RowMap& row_map, std::int64_t num_cols, std::int64_t C, std::int64_t sigma) {
-  using F = typename RowMap::non_const_value_type;
+template <class Exec, class Device, class O, class RowMap>
+Kokkos::View<O*, Device> device_sell_perm(const RowMap& row_map, std::int64_t C,
+                                          std::int64_t sigma) {
   using team_policy = Kokkos::TeamPolicy<Exec>;
   using member = typename team_policy::member_type;
   using scratch = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   KKPERM_ASSERT(C > 0 && sigma > 0, "SELL: C and sigma must be positive");
-  SellDevice<V, O, F, Device> s;
   const std::int64_t n =
       row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
-  s.num_rows = n;
-  s.num_cols = num_cols;
-  s.C = C;
-  s.sigma = sigma;
-  s.num_slices = (n + C - 1) / C;
-  const std::int64_t ns = s.num_slices;
-  s.perm = Kokkos::View<O*, Device>(
+  const std::int64_t ns = (n + C - 1) / C;
+  Kokkos::View<O*, Device> perm(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::perm"), ns * C);
-  s.slice_ptr = Kokkos::View<F*, Device>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::ptr"), ns + 1);
-  const auto perm = s.perm;
-  const auto ptr = s.slice_ptr;
   const std::int64_t windows = (n + sigma - 1) / sigma;
   // Bitonic sort of P = pow2 >= sigma unique keys (longest first, then row index) per window:
   // key = (max_len_key - len) * P + r, padding keys above every real one.
@@ -758,6 +750,33 @@ SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layo
   Kokkos::parallel_for(
       "kkperm::formats::sell_perm_pad", policy(n, ns * C),
       KOKKOS_LAMBDA(const std::int64_t q) { perm(q) = O(-1); });
+  return perm;
+}
+
+/**
+ * @brief First half of the SELL-C-sigma build: perm (device_sell_perm) and slice_ptr. Fill with
+ * device_sell_fill after checking `slots` (nothing of the size of the padded arrays is
+ * allocated here).
+ */
+template <class Exec, class Device, class V, class O, class RowMap>
+SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layout(
+    const RowMap& row_map, std::int64_t num_cols, std::int64_t C, std::int64_t sigma) {
+  using F = typename RowMap::non_const_value_type;
+  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  SellDevice<V, O, F, Device> s;
+  const std::int64_t n =
+      row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  s.num_rows = n;
+  s.num_cols = num_cols;
+  s.C = C;
+  s.sigma = sigma;
+  s.num_slices = (n + C - 1) / C;
+  const std::int64_t ns = s.num_slices;
+  s.perm = device_sell_perm<Exec, Device, O>(row_map, C, sigma);
+  s.slice_ptr = Kokkos::View<F*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::ptr"), ns + 1);
+  const auto perm = s.perm;
+  const auto ptr = s.slice_ptr;
   std::int64_t slots = 0;
   Kokkos::parallel_scan(
       "kkperm::formats::sell_ptr", policy(0, ns + 1),
@@ -827,7 +846,7 @@ struct Sell16Device {
 };
 
 /**
- * @brief First half of the SELL16 build: the window sort of device_sell_layout, each slice's
+ * @brief First half of the SELL16 build: the window sort (device_sell_perm), each slice's
  * base column, each lane's slot count (its row's entries plus escapes), slice_ptr, escapes and
  * max_lane. Check max_lane <= sell16_max_lane (lane lengths are clamped to 16 bits otherwise),
  * `slots` and `escapes` before device_sell16_fill.
@@ -840,16 +859,16 @@ device_sell16_layout(const RowMap& row_map, const Entries& entries, std::int64_t
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  const auto L = device_sell_layout<Exec, Device, V, O>(row_map, num_cols, C, sigma);
   Sell16Device<V, O, F, Device> s;
-  s.num_rows = L.num_rows;
-  s.num_cols = L.num_cols;
+  s.num_rows = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
+  s.num_cols = num_cols;
   s.C = C;
   s.sigma = sigma;
-  s.num_slices = L.num_slices;
-  s.perm = L.perm;
-  s.slice_ptr = L.slice_ptr;  // storage reused: rewritten below from the lanes' slot counts
+  s.num_slices = (s.num_rows + C - 1) / C;
+  s.perm = device_sell_perm<Exec, Device, O>(row_map, C, sigma);
   const std::int64_t ns = s.num_slices;
+  s.slice_ptr = Kokkos::View<F*, Device>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::ptr"), ns + 1);
   s.slice_base = Kokkos::View<O*, Device>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell16::base"), ns);
   s.lane_len = Kokkos::View<std::uint16_t*, Device>(
