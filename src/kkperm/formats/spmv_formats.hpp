@@ -308,19 +308,51 @@ KOKKOS_INLINE_FUNCTION O sell16_escape_column(V value) {
   return c;
 }
 
-/// Slots of one lane: the row's entries plus its escapes, from base column b.
-template <class Cols>
-std::int64_t sell16_lane_slots(const Cols& cols, std::int64_t beg, std::int64_t end,
-                               std::int64_t b, std::int64_t* escapes) {
-  std::int64_t n = 0;
-  for (std::int64_t p = beg; p < end; ++p, ++n)
-    if (static_cast<std::int64_t>(cols[p]) - b > sell16_max_offset) {
-      b = cols[p];
-      ++n;
-      ++*escapes;
+/**
+ * @brief The one place of SELL16's escape rule, for the host and the device builders: walks a
+ * lane over its row's columns cols[p], p in [beg, end), from base column b, calling
+ * slot(k, offset, p, c) for every slot k in order (offset 0: an escape to column c, placed before
+ * entry p; else entry p, offset c - base + 1). Returns the lane's slot count; adds its escapes
+ * to `escapes`. Column and slot access go through raw pointers (Sell16NoSlot, Sell16Store), so
+ * the same code runs in the host twin and in device kernels.
+ */
+template <class O, class Slot>
+KOKKOS_INLINE_FUNCTION std::int64_t sell16_walk_lane(const O* cols, std::int64_t beg,
+                                                     std::int64_t end, std::int64_t b,
+                                                     const Slot& slot, std::int64_t& escapes) {
+  std::int64_t k = 0;
+  for (std::int64_t p = beg; p < end; ++p) {
+    const std::int64_t c = static_cast<std::int64_t>(cols[p]);
+    if (c - b > sell16_max_offset) {
+      slot(k++, 0, p, c);
+      b = c;
+      ++escapes;
     }
-  return n;
+    slot(k++, static_cast<int>(c - b + 1), p, c);
+  }
+  return k;
 }
+
+/// Slot callback of sell16_walk_lane that only counts.
+struct Sell16NoSlot {
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t, int, std::int64_t, std::int64_t) const {}
+};
+
+/// Slot callback of sell16_walk_lane that stores the lane starting at offs/vals[first], slots C
+/// apart; escapes hold the column in the value's bytes, entries the value values[p].
+template <class V, class O, class VIn>
+struct Sell16Store {
+  std::uint16_t* offs;
+  V* vals;
+  const VIn* values;
+  std::int64_t first, C;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, int off, std::int64_t p,
+                                         std::int64_t c) const {
+    offs[first + k * C] = static_cast<std::uint16_t>(off);
+    vals[first + k * C] = off == 0 ? sell16_escape_value<V, O>(static_cast<O>(c))
+                                   : static_cast<V>(values[p]);
+  }
+};
 
 template <class V, class O, class F>
 struct Sell16Host {
@@ -366,8 +398,8 @@ Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std:
     for (std::int64_t r = 0; r < C; ++r) {
       const O i = t.perm[sl * C + r];
       if (i < 0) continue;
-      const std::int64_t n = sell16_lane_slots(h.entries, h.row_map[i], h.row_map[i + 1],
-                                               t.slice_base[sl], &t.escapes);
+      const std::int64_t n = sell16_walk_lane(h.entries.data(), h.row_map[i], h.row_map[i + 1],
+                                              t.slice_base[sl], Sell16NoSlot{}, t.escapes);
       t.lane_len[sl * C + r] = static_cast<std::uint16_t>(std::min(n, sell16_max_lane));
       w = std::max(w, n);
     }
@@ -380,21 +412,15 @@ Sell16Host<V, O, F> build_sell16(const HostCsr<V, O, F>& h, std::int64_t C, std:
                                                     << sell16_max_lane << ")");
   t.offs.assign(static_cast<std::size_t>(t.slice_ptr.back()), 0);
   t.vals.assign(static_cast<std::size_t>(t.slice_ptr.back()), V(0));
+  std::int64_t escapes = 0;  // counted above already
   for (std::int64_t sl = 0; sl < t.num_slices; ++sl)
     for (std::int64_t r = 0; r < C; ++r) {
       const O i = t.perm[sl * C + r];
       if (i < 0) continue;
-      std::int64_t b = t.slice_base[sl], q = t.slice_ptr[sl] + r;
-      for (F p = h.row_map[i]; p < h.row_map[i + 1]; ++p, q += C) {
-        const std::int64_t c = h.entries[p];
-        if (c - b > sell16_max_offset) {
-          t.vals[q] = sell16_escape_value<V, O>(static_cast<O>(c));  // offs stays 0
-          b = c;
-          q += C;
-        }
-        t.offs[q] = static_cast<std::uint16_t>(c - b + 1);
-        t.vals[q] = h.values[p];
-      }
+      const Sell16Store<V, O, V> store{t.offs.data(), t.vals.data(), h.values.data(),
+                                       static_cast<std::int64_t>(t.slice_ptr[sl]) + r, C};
+      sell16_walk_lane(h.entries.data(), h.row_map[i], h.row_map[i + 1], t.slice_base[sl], store,
+                       escapes);
     }
   return t;
 }
@@ -896,17 +922,10 @@ device_sell16_layout(const RowMap& row_map, const Entries& entries, std::int64_t
       "kkperm::formats::sell16_lanes", policy(0, ns * C),
       KOKKOS_LAMBDA(const std::int64_t q, std::int64_t& upd) {
         const O i = perm(q);
-        std::int64_t n = 0;
-        if (i >= 0) {
-          std::int64_t b = base(q / C);
-          for (std::int64_t p = row_map(i); p < static_cast<std::int64_t>(row_map(i + 1));
-               ++p, ++n)
-            if (static_cast<std::int64_t>(entries(p)) - b > sell16_max_offset) {
-              b = entries(p);
-              ++n;
-              ++upd;
-            }
-        }
+        const std::int64_t n = i < 0 ? 0
+                                     : sell16_walk_lane(entries.data(), row_map(i),
+                                                        row_map(i + 1), base(q / C),
+                                                        Sell16NoSlot{}, upd);
         lane_slots(q) = n;
         lane_len(q) = static_cast<std::uint16_t>(n < sell16_max_lane ? n : sell16_max_lane);
       },
@@ -945,6 +964,7 @@ void device_sell16_fill(Sell16Dev& s, const RowMap& row_map, const Entries& entr
                         const Values& values) {
   using V = typename decltype(s.vals)::non_const_value_type;
   using O = typename decltype(s.perm)::non_const_value_type;
+  using VIn = typename Values::non_const_value_type;
   using Device = typename decltype(s.vals)::device_type;
   using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   KKPERM_ASSERT(s.max_lane <= sell16_max_lane,
@@ -966,24 +986,15 @@ void device_sell16_fill(Sell16Dev& s, const RowMap& row_map, const Entries& entr
         const std::int64_t first = static_cast<std::int64_t>(ptr(sl));
         const std::int64_t w = (static_cast<std::int64_t>(ptr(sl + 1)) - first) / C;
         const std::int64_t end = first + w * C;
-        std::int64_t t = first + q % C;
+        const std::int64_t lane = first + q % C;
         const O i = perm(q);
-        if (i >= 0) {
-          std::int64_t b = sbase(sl);
-          for (std::int64_t p = row_map(i); p < static_cast<std::int64_t>(row_map(i + 1));
-               ++p, t += C) {
-            const std::int64_t c = entries(p);
-            if (c - b > sell16_max_offset) {
-              offs(t) = 0;
-              vals(t) = sell16_escape_value<V, O>(static_cast<O>(c));
-              b = c;
-              t += C;
-            }
-            offs(t) = static_cast<std::uint16_t>(c - b + 1);
-            vals(t) = static_cast<V>(values(p));
-          }
-        }
-        for (; t < end; t += C) {
+        std::int64_t escapes = 0;  // counted by the layout already
+        const Sell16Store<V, O, VIn> store{offs.data(), vals.data(), values.data(), lane, C};
+        const std::int64_t n = i < 0 ? 0
+                                     : sell16_walk_lane(entries.data(), row_map(i),
+                                                        row_map(i + 1), sbase(sl), store,
+                                                        escapes);
+        for (std::int64_t t = lane + n * C; t < end; t += C) {
           offs(t) = 0;
           vals(t) = V(0);
         }
