@@ -32,7 +32,9 @@ int main(int argc, char** argv) {
        {"--exact-max-rows", "N", "also build the exact O(n^2) greedy (host) for the quality records when n_row <= N", "0"},
        {"--row-lanes", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_lanes (1, 2, 4, ..., 32)", ""},
        {"--stage-cols", "LIST", "also time sets 1+2 fused, one lane per row, with each listed FeatureParams::row_stage_cols (0 = automatic)", ""},
-       {"--row-pass", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_pass (automatic, entries, rows)", ""}}};
+       {"--row-pass", "LIST", "also time sets 1+2 fused with each listed FeatureParams::row_pass (automatic, entries, rows)", ""},
+       {"--line-counts", "LIST",
+        "also time sets 1+2 fused with each listed FeatureParams::line_counts (automatic, stripes, bitmap)", ""}}};
   try {
     auto opt = kkperm::perf::parse_cli(argc, argv, spec);
     if (opt.help) {
@@ -94,6 +96,18 @@ int main(int argc, char** argv) {
           kkperm::FeatureParams vp;
           vp.row_pass = item == "rows" ? RP::rows : item == "entries" ? RP::entries : RP::automatic;
           fused_variants.emplace_back("features_sets12_fused_pass_" + item, vp);
+        }
+    }
+    {
+      const std::string list = opt.get("--line-counts", "");
+      if (!list.empty())
+        for (const auto& item : kkperm::perf::split_list(list, "kkperm_features: --line-counts")) {
+          using LC = kkperm::FeatureParams::LineCounts;
+          KKPERM_REQUIRE(item == "automatic" || item == "stripes" || item == "bitmap",
+                         "kkperm_features: --line-counts: '" << item << "' is not 'automatic', 'stripes' or 'bitmap'");
+          kkperm::FeatureParams vp;
+          vp.line_counts = item == "stripes" ? LC::stripes : item == "bitmap" ? LC::bitmap : LC::automatic;
+          fused_variants.emplace_back("features_sets12_fused_lines_" + item, vp);
         }
     }
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {

@@ -171,6 +171,11 @@ TEST(Features, RejectsBadParamsAndUnsortedColumns) {
     EXPECT_THROW(kkperm::compute_features(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << lanes;
     EXPECT_THROW(kkperm::spmv_features_raw(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << lanes;
   }
+  for (double b : {-1.0, std::nan("")}) {  // stripe_count_bytes_per_nnz: >= 0
+    p = kkperm::FeatureParams{};
+    p.stripe_count_bytes_per_nnz = b;
+    EXPECT_THROW(kkperm::compute_features(kkperm::to_device<Matrix>(h), p), std::invalid_argument) << b;
+  }
   auto bad = make(2, 4, {{1, 0}, {2}});
   try {
     kkperm::compute_features(kkperm::to_device<Matrix>(bad));
@@ -226,16 +231,21 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
     using RP = kkperm::FeatureParams::RowPass;
     const std::pair<int, RP> passes[] = {
         {1, RP::automatic}, {1, RP::entries}, {1, RP::rows}, {2, RP::automatic}, {32, RP::automatic}};
+    using LC = kkperm::FeatureParams::LineCounts;
     for (const auto& [lanes, pass] : passes) {
       p.row_lanes = lanes;
       p.row_pass = pass;
+      // per-(line, stripe) counters, counts + stripe bitmap, or automatic, rotating over the passes
+      const LC modes[] = {LC::stripes, LC::bitmap, LC::automatic};
+      p.line_counts = modes[(trial + lanes + static_cast<int>(pass)) % 3];
       // the staged passes with the fewest staged columns (most ranges read in place) and the default
       p.row_stage_cols = (trial % 2 == 0 && lanes == 1) ? 33 : 0;
       for (unsigned sets : {1u, 2u, 3u}) {
         const auto what = "seed " + std::to_string(seed) + " sets " + std::to_string(sets) + " long_row_nnz " +
                           std::to_string(p.long_row_nnz) + " row_lanes " + std::to_string(lanes) + " row_pass " +
                           (pass == RP::rows ? "rows" : pass == RP::entries ? "entries" : "automatic") + " row_stage_cols " +
-                          std::to_string(p.row_stage_cols);
+                          std::to_string(p.row_stage_cols) + " line_counts " +
+                          std::to_string(static_cast<int>(p.line_counts));
         const auto dev = kkperm::spmv_features_raw(A, p, sets);
         const auto ser = kkperm::spmv_features_raw_serial(h, p, sets);
         expect_raw_equal(dev, ser, what);
@@ -302,10 +312,16 @@ TEST(Features, LongRowPathMatchesSerialTwin) {
         p.long_row_nnz = L;
         p.row_lanes = variant == 2 ? 8 : 1;
         p.row_pass = variant == 1 ? kkperm::FeatureParams::RowPass::rows : kkperm::FeatureParams::RowPass::entries;
-        for (unsigned sets : {1u, 2u, 3u}) {
-          const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
-                            std::to_string(sets) + " variant " + std::to_string(variant);
-          expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets), what);
+        using LC = kkperm::FeatureParams::LineCounts;
+        for (auto lc : {LC::stripes, LC::bitmap}) {
+          p.line_counts = lc;
+          for (unsigned sets : {1u, 2u, 3u}) {
+            const auto what = name + " seed " + std::to_string(seed) + " L " + std::to_string(L) + " sets " +
+                              std::to_string(sets) + " variant " + std::to_string(variant) + " line_counts " +
+                              std::to_string(static_cast<int>(lc));
+            expect_raw_equal(kkperm::spmv_features_raw(A, p, sets), kkperm::spmv_features_raw_serial(h, p, sets),
+                             what);
+          }
         }
       }
     }
@@ -335,6 +351,13 @@ TEST(Features, DeviceMatchesSerialTwinOnRealMatrices) {
       kkperm::FeatureParams vp;
       vp.row_lanes = lanes;
       expect_raw_equal(kkperm::spmv_features_raw(A, vp), ser, f + " row_lanes " + std::to_string(lanes));
+    }
+    using LC = kkperm::FeatureParams::LineCounts;
+    for (auto lc : {LC::stripes, LC::bitmap}) {
+      kkperm::FeatureParams cp;  // each way of recording line requests, whatever automatic picks here
+      cp.line_counts = lc;
+      expect_raw_equal(kkperm::spmv_features_raw(A, cp), ser,
+                       f + " line_counts " + std::to_string(static_cast<int>(lc)));
     }
     for (auto pass : {kkperm::FeatureParams::RowPass::entries, kkperm::FeatureParams::RowPass::rows}) {
       const std::string pn = pass == kkperm::FeatureParams::RowPass::rows ? " rows" : " entries";

@@ -34,6 +34,13 @@ KOKKOS_INLINE_FUNCTION T atomic_fetch_add_i64(T* p, T v) {
                                                  static_cast<unsigned long long>(v)));
 }
 
+/// *p = max(*p, v) atomically for 64-bit integers compared as unsigned (one native atomic on CUDA).
+template <class T>
+KOKKOS_INLINE_FUNCTION void atomic_max_u64(T* p, T v) {
+  static_assert(std::is_integral<T>::value && sizeof(T) == 8, "atomic_max_u64: 64-bit integers only");
+  Kokkos::atomic_fetch_max(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+
 /// Integer atomic add on any integer width: native for 32-bit, through atomic_add_i64 for 64-bit.
 template <class T>
 KOKKOS_INLINE_FUNCTION void atomic_add_int(T* p, T v) {

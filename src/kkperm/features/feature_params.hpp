@@ -43,6 +43,17 @@ struct FeatureParams {
   /// (one thread per team) take rows. The values do not depend on it.
   enum class RowPass { automatic, entries, rows };
   RowPass row_pass = RowPass::automatic;
+  /// Device feature pass, set 1: how the requests per line (same_line) and the lines of each
+  /// warp's stripe (distinct_lines_warp) are recorded (detail::LineRecorder). stripes: one
+  /// counter per (line, stripe), one atomic per (row, line) request; bitmap: one counter per line
+  /// (warp-aggregated) and one bit per (stripe, line), two atomics per request, 1/32 of the
+  /// memory; automatic (default): stripes when its Nw * ceil(n_col / cols_per_line) 4-byte
+  /// counters take at most stripe_count_bytes_per_nnz bytes per nonzero (they are zeroed and
+  /// read back once), else bitmap. H100 run 81: stripes 1.2 SpMV-eq cheaper on uniform random
+  /// columns, bitmap 0.1-0.4 cheaper on stencils. The values do not depend on it.
+  enum class LineCounts { automatic, stripes, bitmap };
+  LineCounts line_counts = LineCounts::automatic;
+  double stripe_count_bytes_per_nnz = 2.0;
 
   /// Columns of the dense operand that share one cache line: cache_line_bytes / value size
   /// (32 for float, 16 for double with the defaults).
@@ -60,6 +71,8 @@ struct FeatureParams {
     KKPERM_REQUIRE(cache_line_bytes > 0,
                    who << ": cache_line_bytes must be positive, got " << cache_line_bytes);
     KKPERM_REQUIRE(value_bytes >= 0, who << ": value_bytes must be >= 0, got " << value_bytes);
+    KKPERM_REQUIRE(stripe_count_bytes_per_nnz >= 0.0,
+                   who << ": stripe_count_bytes_per_nnz must be >= 0, got " << stripe_count_bytes_per_nnz);
     KKPERM_REQUIRE(long_row_nnz > 0, who << ": long_row_nnz must be positive, got " << long_row_nnz);
     KKPERM_REQUIRE(row_stage_cols == 0 || (row_stage_cols >= 33 && row_stage_cols <= 4096),
                    who << ": row_stage_cols must be 0 (automatic) or in [33, 4096], got " << row_stage_cols);

@@ -51,13 +51,14 @@
  * within the warp, by steps of one entry per lane (FeatureParams::row_pass);
  * FeatureParams::row_lanes > 1 lets that many vector lanes share each row instead); rows longer than
  * FeatureParams::long_row_nnz are listed and handled by one team each in
- * detail::long_row_features, so hub rows do not serialize the pass. Per-line request counts and
- * per-warp line bitmaps are built with atomics (warp-aggregated on CUDA for the counts; the
- * bitmap is word-major so one warp's rows hit one segment); two flat parallel_fors over
- * (warp, segment) pairs with one native 64-bit atomic per thread give the per-warp sums and
- * bitmap popcounts; one reduction over lines. Only O(Nw) per-warp totals are combined on the
- * host. Scratch (from the reusable workspace, core/workspace.hpp): n_row ints, n_lines ints, a
- * bitmap of Nw * ceil(n_lines / 32) words and one slot per long row.
+ * detail::long_row_features, so hub rows do not serialize the pass. Each (row, line) request is
+ * recorded with atomics (detail::LineRecorder, FeatureParams::line_counts): one counter per
+ * (line, stripe) - one atomic - where those Nw * n_lines counters are small next to the matrix,
+ * else a per-line counter (warp-aggregated) and a per-stripe line bitmap. One finishing kernel
+ * (detail::finish_spmm_set) puts the per-stripe sums, distinct-line counts and the line
+ * statistic into one small device array that the host reads once. Scratch (from the reusable
+ * workspace, core/workspace.hpp): n_row ints, Nw * n_lines ints (stripes) or n_lines ints and
+ * Nw * ceil(n_lines / 32) bitmap words (bitmap), and one slot per long row.
  */
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -167,6 +168,38 @@ inline FeatureVector finalize_features(const RawSpmvFeatures& r, unsigned sets =
 }
 
 namespace detail {
+/**
+ * Records one (row, line) request of set 1 - row i touches line l - for same_line and
+ * distinct_lines_warp (FeatureParams::LineCounts), into one of two structures:
+ *  - stripes: scount(l * nw + i % nw) += 1, one atomic per request (the Nw counters of a line
+ *    share its 128 bytes); Nw counters per line;
+ *  - bitmap: count(l) += 1 (warp-aggregated on CUDA) and bit l % 32 of word (l / 32) * nw +
+ *    i % nw of the stripe bitmap (word-major: one warp's rows on one line write one segment),
+ *    two atomics per request, one counter per line.
+ * On uniform random columns (8 per row, 1e6 rows) the two scattered atomics per request loaded
+ * the L2 and bounded the pass (ncu, H100 run 48): one atomic took sets 1+2 from 3.7 to 2.5
+ * SpMV-eq; where the lanes of a warp share lines (stencils) the aggregated count makes the
+ * bitmap 0.1-0.4 SpMV-eq cheaper (H100 run 81). Deciding per request (the bitmap where other
+ * lanes record the same line) cost a __match_any_sync per request and was slower than either
+ * (run 81), as was warp-aggregating the stripe counters (run 80).
+ */
+template <class Counts, class Bits>
+struct LineRecorder {
+  Counts count;   ///< per line (bitmap)
+  Bits bitmap;    ///< per (stripe, line) bit (bitmap)
+  Counts scount;  ///< per (line, stripe) (stripes)
+  std::int64_t nw = 1;
+  bool stripes = false;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t l, std::int64_t stripe) const {
+    if (stripes) {
+      Kokkos::atomic_add(&scount(l * nw + stripe), 1);
+    } else {
+      kkperm::atomic_increment_aggregated(&count(l));
+      Kokkos::atomic_or(&bitmap((l / 32) * nw + stripe), std::uint32_t(1u) << (l % 32));
+    }
+  }
+};
+
 /// Compact statistic of the row pass: min/max in the ordinal type O, sum and sum of squares in
 /// 64 bits, no count (the caller knows it). Same values as IntStat, fewer registers.
 template <class O>
@@ -506,7 +539,7 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
  *     in flight per lane) when they fit stage_cap entries, else read in place;
  *  3. steps of W compacted entries, one per lane. The lane finds its row (it only moves forward;
  *     binary search over the prefix when it moves), flags the first entry of each line (for own
- *     rows it issues the per-line count and stripe bitmap atomics and looks the line up in the
+ *     rows it records the (row, line) request (LineRecorder) and looks the line up in the
  *     next row by binary search) and the first and last entry of each run; a run's length is
  *     taken at its last entry from the ballot of run starts (or the last start of an earlier
  *     step). The first lane of each row in a step adds the row's flags (ballot, popcount over the
@@ -519,11 +552,11 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
  * open no line and the thread per row is 1.3-2x cheaper. Teams hold whole W-row chunks
  * (row_pass_rows_per_team).
  */
-template <class Exec, class Acc, class RowMap, class Entries, class LineCount, class Bitmap, class Blocks,
-          class LongIds, class NLong, class O>
+template <class Exec, class Acc, class RowMap, class Entries, class Rec, class Blocks, class LongIds, class NLong,
+          class O>
 Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries,
                      const LineOf<O> lo, int nw, std::int64_t long_nnz, bool want_spmm, bool want_fmt,
-                     const LineCount& line_count, const Bitmap& bitmap, const Blocks& blocks,
+                     const Rec& rec, const Blocks& blocks,
                      const LongIds& long_ids, const NLong& n_long, int stage_cap) {
   using F = typename RowMap::non_const_value_type;
   using I = std::int64_t;
@@ -624,8 +657,7 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
                 const O l = lo(c);
                 fl = p == bq || lo(src(p - 1)) != l;
                 if (fl && q < W) {
-                  kkperm::atomic_increment_aggregated(&line_count(l));
-                  Kokkos::atomic_or(&bitmap((l / 32) * nw + (r + q) % nw), std::uint32_t(1u) << (l % 32));
+                  rec(l, (r + q) % nw);
                   if (r + q + 1 < n && off[q + 2] - off[q + 1] <= long_nnz) {  // pair (r+q, r+q+1) is counted here
                     const I b2 = off[q + 1], e2 = off[q + 2];
                     const I k2 = lower_bound_col(src, b2, e2, lo.first_col(l));
@@ -722,17 +754,17 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_common_lines(const Member& m, const Ent
 
 /**
  * Features of the rows listed in long_ids (more than long_nnz nonzeros), one team per row: the
- * row's distinct lines (with the per-line counts and per-warp bitmap updates of the row pass),
+ * row's distinct lines (recording its (row, line) requests like the row pass, LineRecorder),
  * its adjacent distances (pair (i, i+1), and (i-1, i) when row i-1 is short, so every pair is
  * counted once), its runs and run sizes (a run ends at k; it started at the first j with
  * col(j) - j == col(k) - k, found by binary search since col(j) - j never decreases). The team
  * writes its numbers to one row of a small table that the host folds into `acc` (exact integers,
  * so the result equals the serial twin).
  */
-template <class Matrix, class IdView, class CountView, class BitView, class BlockView, class Stats>
+template <class Matrix, class IdView, class Rec, class BlockView, class Stats>
 void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, typename Matrix::non_const_ordinal_type cpl,
-                       bool want_spmm, bool want_fmt, const CountView& line_count, const BitView& bitmap,
-                       const BlockView& blocks, int nw, std::int64_t long_nnz, Stats& acc) {
+                       bool want_spmm, bool want_fmt, const Rec& rec, const BlockView& blocks, int nw,
+                       std::int64_t long_nnz, Stats& acc) {
   using exec_t = typename Matrix::execution_space;
   using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
@@ -750,7 +782,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
         const F b = row_map(i), e = row_map(i + 1);
         std::int64_t out[kLongRowCols] = {0, -1, -1, 0, 0, INT64_MAX, INT64_MIN, 0, 0, 0};
         if (want_spmm) {
-          const std::int64_t wslot = i % nw;  // bitmap word of line l for this stripe: (l / 32) * nw + wslot
+          const std::int64_t wslot = i % nw;  // the row's stripe
           std::int64_t nb = 0;
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(m, b, e),
@@ -758,8 +790,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
                 if (!first_of_line(entries, b, k, cpl)) return;
                 const O l = entries(k) / cpl;
                 s += 1;
-                Kokkos::atomic_add(&line_count(l), 1);
-                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+                rec(l, wslot);
               },
               nb);
           m.team_barrier();
@@ -847,6 +878,132 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
     }
   }
 }
+
+/**
+ * The per-stripe sums and the line statistic of set 1 after the row pass, one kernel, results in
+ * one small device array (so the host waits once): for each stripe w, out(3w) = warp load
+ * sum ceil(nnz_i / nt), out(3w + 1) = total lines sum blocks(i) over rows i = w mod nw,
+ * out(3w + 2) = the stripe's distinct lines (non-zero (line, w) counters, or set bits of its
+ * bitmap); then over all n_lines lines the requests per line c_l: out(3nw) = max of ~c_l (the
+ * complement, so the minimum fits a zero-initialized slot), out(3nw + 1) = max c_l, out(3nw + 2)
+ * = sum c_l, out(3nw + 3) = sum c_l^2. `out` must be zero on entry. Teams of the first kind take
+ * kFinishItems consecutive rows, the others kFinishItems lines (bitmap: their counts and words)
+ * or kFinishItems / Nw lines (stripes: their Nw counters side by side, read coalesced); per-stripe
+ * sums go through team scratch and one global atomic per stripe and team, the line statistic
+ * through a team reduction and four global atomics per team. (Before: three kernels - a thread per
+ * (stripe, 32 rows), a thread per (stripe, word group), a 128-thread team per 1024 lines - and
+ * two host waits, 60-75 us together on 1e7-nnz matrices, H100 run 78.) Exact integers.
+ */
+constexpr std::int64_t kFinishItems = 2048;
+/// Requests-per-line statistic of one team of finish_spmm_set (counts are >= 0).
+struct LineAcc {
+  std::uint64_t max_c, max;  // max of ~c (the minimum's complement) and of c
+  std::int64_t sum, sumsq;
+  KOKKOS_INLINE_FUNCTION void init() {
+    max_c = max = 0;
+    sum = sumsq = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void add(std::int64_t c) {
+    const std::uint64_t cu = static_cast<std::uint64_t>(c);
+    if (~cu > max_c) max_c = ~cu;
+    if (cu > max) max = cu;
+    sum += c;
+    sumsq += c * c;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const LineAcc& o) {
+    if (o.max_c > max_c) max_c = o.max_c;
+    if (o.max > max) max = o.max;
+    sum += o.sum;
+    sumsq += o.sumsq;
+  }
+  KOKKOS_INLINE_FUNCTION void join(const volatile LineAcc& o) volatile {
+    if (o.max_c > max_c) max_c = o.max_c;
+    if (o.max > max) max = o.max;
+    sum += o.sum;
+    sumsq += o.sumsq;
+  }
+};
+template <class Exec, class Rec, class RowMap, class Blocks, class Out>
+Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const Rec& rec, const RowMap& row_map,
+                    const Blocks& blocks, const Out& out) {
+  const bool stripes = rec.stripes;
+  const auto count = rec.count;
+  const auto scount = rec.scount;
+  const auto bitmap = rec.bitmap;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using sums_t = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int team = on_host ? 1 : 256;
+  // Teams of kFinishItems rows, kFinishItems lines (bitmap; a multiple of 32 lines, so teams
+  // share no bitmap word) or kFinishItems / Nw lines with their Nw counters (stripes). (2048
+  // lines of 32 counters per team, the first version, left 5 teams walking 256 dependent loads
+  // each: 196 us on the Kronecker mesh, H100 run 79; 256 lines per team was 0.05-0.1 SpMV-eq
+  // slower than 64 on most of the generated set, run 82.)
+  const std::int64_t per_line_team = stripes ? std::max<std::int64_t>(1, kFinishItems / nw) : kFinishItems;
+  const std::int64_t row_teams = (n + kFinishItems - 1) / kFinishItems;
+  const std::int64_t line_teams = (n_lines + per_line_team - 1) / per_line_team;
+  const std::int64_t league = row_teams + line_teams;
+  if (league == 0) return out;
+  const std::size_t n_sums = std::size_t(3) * nw;
+  policy_t pol(static_cast<int>(league), team);
+  pol.set_scratch_size(0, Kokkos::PerTeam(sums_t::shmem_size(n_sums)));
+  const std::int64_t f0 = 3 * std::int64_t(nw);
+  Kokkos::parallel_for(
+      "kkperm::features::finish", pol, KOKKOS_LAMBDA(const member_t& m) {
+        sums_t sums(m.team_scratch(0), n_sums);
+        const int t = m.team_rank(), T = m.team_size();
+        for (std::size_t k = t; k < n_sums; k += T) sums(k) = 0;
+        m.team_barrier();
+        const std::int64_t lr = m.league_rank();
+        if (lr < row_teams) {
+          const std::int64_t b = lr * kFinishItems, e = b + kFinishItems < n ? b + kFinishItems : n;
+          for (std::int64_t i = b + t; i < e; i += T) {
+            const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+            const std::int64_t w = i % nw;
+            kkperm::atomic_add_i64(&sums(w), (len + nt - 1) / nt);
+            kkperm::atomic_add_i64(&sums(nw + w), static_cast<std::int64_t>(blocks(i)));
+          }
+        } else {
+          const std::int64_t lb = (lr - row_teams) * per_line_team;
+          const std::int64_t le = lb + per_line_team < n_lines ? lb + per_line_team : n_lines;
+          if (stripes) {  // distinct lines: the (line, stripe) counters in order, coalesced
+            for (std::int64_t q = lb * nw + t; q < le * nw; q += T)
+              if (scount(q) != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(1));
+          } else {        // distinct lines: popcounts of the stripes' words of these lines
+            const std::int64_t wb = lb / 32, we = (le + 31) / 32;  // per_line_team % 32 == 0: no shared words
+            for (std::int64_t q = wb * nw + t; q < we * nw; q += T) {
+              const int d = detail::popcount32(bitmap(q));
+              if (d != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(d));
+            }
+          }
+          LineAcc la;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(m, lb, le),
+              [&](const std::int64_t l, LineAcc& v) {
+                std::int64_t c = 0;
+                if (stripes) {
+                  for (std::int64_t w = 0; w < nw; ++w) c += scount(l * nw + w);
+                } else {
+                  c = count(l);
+                }
+                v.add(c);
+              },
+              JoinReducer<LineAcc, Kokkos::HostSpace>(la));
+          Kokkos::single(Kokkos::PerTeam(m), [&]() {
+            kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(la.max_c));
+            kkperm::atomic_max_u64(&out(f0 + 1), static_cast<std::int64_t>(la.max));
+            kkperm::atomic_add_i64(&out(f0 + 2), la.sum);
+            kkperm::atomic_add_i64(&out(f0 + 3), la.sumsq);
+          });
+        }
+        m.team_barrier();
+        for (std::size_t k = t; k < n_sums; k += T)  // sums(kind * nw + w) -> out(3 * w + kind)
+          if (sums(k) != 0)
+            kkperm::atomic_add_i64(&out(3 * (std::int64_t(k) % nw) + std::int64_t(k) / nw), sums(k));
+      });
+  return out;
+}
 }  // namespace detail
 
 /**
@@ -900,22 +1057,37 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   const std::int64_t long_cap = static_cast<std::int64_t>(A.nnz()) / (long_nnz + 1) + 1;
   // Scratch from the reusable workspace (workspace.hpp): the zeroed arrays first, one zero kernel.
   using ws_t = detail::Workspace<mem_t>;
-  const std::int64_t n_cnt = want_spmm ? n_lines : 0, n_bits = want_spmm ? std::int64_t(nw) * words : 0;
-  ws_t ws(ws_t::template bytes_for<int>(n_cnt) + ws_t::template bytes_for<std::uint32_t>(n_bits) +
-          ws_t::template bytes_for<std::int64_t>(3 * nw) + ws_t::template bytes_for<int>(1) +
+  // Per-(line, stripe) counters (one atomic per (row, line) pair) or a per-line counter and a
+  // per-stripe bitmap (two atomics, 1/32 of the memory): FeatureParams::line_counts.
+  using LC = FeatureParams::LineCounts;
+  const bool stripes =
+      p.line_counts == LC::stripes ||
+      (p.line_counts == LC::automatic &&
+       double(nw) * double(n_lines) * double(sizeof(int)) <= p.stripe_count_bytes_per_nnz * double(r.nnz));
+  const std::int64_t n_cnt = want_spmm && !stripes ? n_lines : 0;
+  const std::int64_t n_scnt = want_spmm && stripes ? std::int64_t(nw) * n_lines : 0;
+  const std::int64_t n_bits = want_spmm && !stripes ? std::int64_t(nw) * words : 0;
+  ws_t ws(ws_t::template bytes_for<int>(n_cnt) + ws_t::template bytes_for<int>(n_scnt) +
+          ws_t::template bytes_for<std::uint32_t>(n_bits) +
+          ws_t::template bytes_for<std::int64_t>(3 * nw + 4) + ws_t::template bytes_for<int>(1) +
           ws_t::template bytes_for<int>(want_spmm ? n : 0) + ws_t::template bytes_for<std::int64_t>(long_cap) +
           ws_t::template bytes_for<std::int64_t>(1));
   const auto zero_from = ws.mark();
   auto line_count = ws.template take<int>(n_cnt);
+  // Counter (line l, stripe w) at l * nw + w: the Nw counters of a line side by side.
+  auto stripe_count = ws.template take<int>(n_scnt);
   // Word q of stripe w's line bitmap sits at q * nw + w (word-major): the rows of one CUDA warp
   // belong to consecutive stripes, so their atomics on one line land in one 128-byte segment.
   auto bitmap = ws.template take<std::uint32_t>(n_bits);
-  auto per_warp_flat = ws.template take<std::int64_t>(3 * nw);
+  // finish_spmm_set's results: 3 * Nw stripe totals, then ~min, max, sum, sum of squares of the
+  // requests per line (zero-initialized: the minimum is kept as a maximum of its complement)
+  auto finish = ws.template take<std::int64_t>(3 * nw + 4);
   auto n_long = ws.template take<int>(1);
   ws.template zero_since<exec_t>(zero_from);
   auto blocks = ws.template take<int>(want_spmm ? n : 0);
   auto long_ids = ws.template take<std::int64_t>(long_cap);
   Kokkos::View<std::int64_t, mem_t, Kokkos::MemoryUnmanaged> padded(ws.template take<std::int64_t>(1).data());
+  const detail::LineRecorder<decltype(line_count), decltype(bitmap)> rec{line_count, bitmap, stripe_count, nw, stripes};
 
   // One pass over the rows, reduced into a compact accumulator (min/max in the ordinal type, only
   // the sums the statistics need: 31 registers of state instead of 5 full IntStats' 50), with a
@@ -969,8 +1141,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
               if (l != last_line) {
                 ++nb;
                 last_line = l;
-                kkperm::atomic_increment_aggregated(&line_count(l));
-                Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+                rec(l, wslot);
               }
             }
             blocks(i) = nb;
@@ -1004,7 +1175,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   }
   if (entry_steps) {
     acc = detail::row_pass_entries<exec_t, Acc>(
-        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, line_count, bitmap, blocks, long_ids,
+        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, rec, blocks, long_ids,
         n_long, detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()));
   } else if (lanes != 1) {
     // `lanes` vector lanes per row (a thread of the team = `lanes` CUDA threads): lane j takes
@@ -1070,8 +1241,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
                     const O l = lo(c);
                     if (k == b || lo(entries(k - 1)) != l) {
                       ++v.nb;
-                      Kokkos::atomic_add(&line_count(l), 1);
-                      Kokkos::atomic_or(&bitmap((l / 32) * nw + wslot), std::uint32_t(1u) << (l % 32));
+                      rec(l, wslot);
                       if (prev_nb >= 0) {
                         const F q = detail::lower_bound_col(entries, pb, b, lo.first_col(l));
                         if (q < b && lo(entries(q)) == l) ++v.common;
@@ -1112,7 +1282,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   Stats stats = acc.to_stats(n);
   const int n_long_h = acc.n_long;
   if (n_long_h > 0 && (want_spmm || want_fmt))
-    detail::long_row_features<Matrix>(A, long_ids, n_long_h, cpl, want_spmm, want_fmt, line_count, bitmap, blocks, nw,
+    detail::long_row_features<Matrix>(A, long_ids, n_long_h, cpl, want_spmm, want_fmt, rec, blocks, nw,
                                       long_nnz, stats);
   r.nnz_row = stats.s[0];
   if (want_fmt) {
@@ -1123,57 +1293,27 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   r.blocks_row = stats.s[1];
   r.adj_dist = stats.s[2];
 
-  // Per-warp sums, parallel over (warp, segment) pairs: thread t = s * Nw + w sums the loads and
-  // line counts of stripe rows w + k * Nw, k in [s * kSeg, (s + 1) * kSeg) (consecutive threads
-  // read consecutive rows), then adds them atomically (one atomic per thread and sum). The
-  // distinct-line popcounts run the same way over the word-major bitmap: thread t = c * Nw + w
-  // sums words c, c + G, ... of stripe w (consecutive threads read consecutive words).
-  // (Was one team per warp: only Nw teams walking strided rows.) Integer sums: exact.
-  Kokkos::View<std::int64_t* [3], mem_t, Kokkos::MemoryUnmanaged> per_warp(per_warp_flat.data(), nw);
-  {
-    constexpr std::int64_t kSeg = 32;
-    const std::int64_t per_stripe = (static_cast<std::int64_t>(n) + nw - 1) / nw;  // rows of warp 0
-    const std::int64_t n_seg = (per_stripe + kSeg - 1) / kSeg;
-    Kokkos::parallel_for(
-        "kkperm::features::warp_rows", Kokkos::RangePolicy<exec_t>(0, n_seg * nw),
-        KOKKOS_LAMBDA(const std::int64_t t) {
-          const std::int64_t w = t % nw, sg = t / nw;
-          const std::int64_t cnt = (static_cast<std::int64_t>(n) > w) ? (std::int64_t(n) - w + nw - 1) / nw : 0;
-          const std::int64_t k0 = sg * kSeg, k1 = (k0 + kSeg < cnt ? k0 + kSeg : cnt);
-          if (k0 >= k1) return;
-          std::int64_t load = 0, total = 0;
-          for (std::int64_t k = k0; k < k1; ++k) {
-            const std::int64_t i = w + k * nw;
-            const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
-            load += (len + nt - 1) / nt;
-            total += blocks(i);
-          }
-          kkperm::atomic_add_i64(&per_warp(w, 0), load);
-          kkperm::atomic_add_i64(&per_warp(w, 1), total);
-        });
-    const std::int64_t G = words < 256 ? words : 256;
-    if (G > 0)
-      Kokkos::parallel_for(
-          "kkperm::features::warp_lines", Kokkos::RangePolicy<exec_t>(0, std::int64_t(nw) * G),
-          KOKKOS_LAMBDA(const std::int64_t t) {
-            const std::int64_t w = t % nw, c = t / nw;
-            std::int64_t d = 0;
-            for (std::int64_t q = c; q < words; q += G) d += detail::popcount32(bitmap(q * nw + w));
-            if (d != 0) kkperm::atomic_add_i64(&per_warp(w, 2), d);
-          });
-  }
-  auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_warp);
+  // Per-stripe sums and line statistics in one kernel (detail::finish_spmm_set), read back with
+  // one copy: 3 * Nw stripe totals and the line statistic.
+  auto fin = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), detail::finish_spmm_set<exec_t>(n, nt, nw, n_lines, rec, row_map, blocks, finish));
   const int active = static_cast<int>(std::min<std::int64_t>(n, nw));
   for (int w = 0; w < active; ++w) {  // O(Nw) host work
-    r.warp_load.add(hw(w, 0));
-    r.total_lines_warp.add(hw(w, 1));
-    r.distinct_lines_warp.add(hw(w, 2));
+    r.warp_load.add(fin(3 * w));
+    r.total_lines_warp.add(fin(3 * w + 1));
+    r.distinct_lines_warp.add(fin(3 * w + 2));
   }
-
-  const auto ls = detail::reduce_stats<exec_t, 1>(
-      "kkperm::features::lines", n_lines,
-      KOKKOS_LAMBDA(const std::int64_t l, detail::MultiStat<1>& a) { a.s[0].add(line_count(l)); });
-  r.same_line = ls.s[0];
+  detail::IntStat ls;
+  ls.init();
+  const std::int64_t f0 = 3 * std::int64_t(nw);
+  ls.count = n_lines;  // every line, requested or not
+  if (n_lines > 0) {
+    ls.min = static_cast<std::int64_t>(~static_cast<std::uint64_t>(fin(f0)));  // stored as ~min by a max
+    ls.max = fin(f0 + 1);
+    ls.sum = fin(f0 + 2);
+    ls.sumsq = fin(f0 + 3);
+  }
+  r.same_line = ls;
   return r;
 }
 
