@@ -15,7 +15,8 @@
 # new/ with the same files) and matrices/ (../shared/matrices). Run 78: new = stripe counters;
 # run 79: new = + one finishing kernel, stage = + four staging loads in flight; run 80: new =
 # finishing kernel with Nw-scaled line teams; run 81: new = hybrid recording (the default then);
-# run 82: v5 = hybrid removed, stripes the default (committed), new = 4x larger line teams.
+# run 82: v5 = hybrid removed, stripes the default (commit 69a8a55), new = 4x larger line teams;
+# run 83: v5 = 69a8a55, new = one walk per row for both sets (the final code).
 # Usage (GPU host, repo root): [S14_CARRY=.carry/s14] [VARIANTS="old new"] [DEADLINE_S=480]
 #   [ROUNDS=2] [NCU_GENS="..."] bash scripts/gpu/session14/features_lines.sh TAG -> $OUT/TAG.tgz
 set -uo pipefail

@@ -1132,18 +1132,33 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             ++a.n_long;
             return;
           }
-          if (want_spmm) {
-            const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
-            O last_line = -1;
-            O nb = 0;
-            for (F k = 0; k < len; ++k) {
-              const O l = lo(cols[k]);
+          // One walk over the row for both sets: line firsts (set 1) and runs (set 2). (Two walks,
+          // one per set, before: H100 run 83 has the comparison.)
+          const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
+          O last_line = -1, nb = 0;
+          O runs = 0, run_len = 0, prev = 0;
+          for (F k = 0; k < len; ++k) {
+            const O c = cols[k];
+            if (want_spmm) {
+              const O l = lo(c);
               if (l != last_line) {
                 ++nb;
                 last_line = l;
                 rec(l, wslot);
               }
             }
+            if (want_fmt) {
+              if (k == 0 || c != prev + 1) {
+                if (run_len > 0) a.run_size.add(run_len);
+                ++runs;
+                run_len = 1;
+              } else {
+                ++run_len;
+              }
+              prev = c;
+            }
+          }
+          if (want_spmm) {
             blocks(i) = nb;
             a.blocks.add(nb);
             if (i + 1 < n) {
@@ -1155,16 +1170,6 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             }
           }
           if (want_fmt) {
-            O runs = 0, run_len = 0;
-            for (F k = 0; k < len; ++k) {
-              if (k == 0 || cols[k] != cols[k - 1] + 1) {
-                if (run_len > 0) a.run_size.add(run_len);
-                ++runs;
-                run_len = 1;
-              } else {
-                ++run_len;
-              }
-            }
             if (run_len > 0) a.run_size.add(run_len);
             a.runs.add(runs);
           }
