@@ -86,30 +86,32 @@ int main(int argc, char** argv) {
                    vp.row_lanes = 1;
                    vp.row_stage_cols = v;
                  });
-    {
-      const std::string list = opt.get("--row-pass", "");
-      if (!list.empty())
-        for (const auto& item : kkperm::perf::split_list(list, "kkperm_features: --row-pass")) {
-          using RP = kkperm::FeatureParams::RowPass;
-          KKPERM_REQUIRE(item == "automatic" || item == "entries" || item == "rows",
-                         "kkperm_features: --row-pass: '" << item << "' is not 'automatic', 'entries' or 'rows'");
-          kkperm::FeatureParams vp;
-          vp.row_pass = item == "rows" ? RP::rows : item == "entries" ? RP::entries : RP::automatic;
-          fused_variants.emplace_back("features_sets12_fused_pass_" + item, vp);
-        }
-    }
-    {
-      const std::string list = opt.get("--line-counts", "");
-      if (!list.empty())
-        for (const auto& item : kkperm::perf::split_list(list, "kkperm_features: --line-counts")) {
-          using LC = kkperm::FeatureParams::LineCounts;
-          KKPERM_REQUIRE(item == "automatic" || item == "stripes" || item == "bitmap",
-                         "kkperm_features: --line-counts: '" << item << "' is not 'automatic', 'stripes' or 'bitmap'");
-          kkperm::FeatureParams vp;
-          vp.line_counts = item == "stripes" ? LC::stripes : item == "bitmap" ? LC::bitmap : LC::automatic;
-          fused_variants.emplace_back("features_sets12_fused_lines_" + item, vp);
-        }
-    }
+    // Named modes (--row-pass, --line-counts): each listed name must be one of `names`.
+    auto add_named = [&](const std::string& flag, const std::string& prefix, const std::vector<std::string>& names,
+                         auto&& set) {
+      const std::string list = opt.get(flag, "");
+      if (list.empty()) return;
+      const std::string who = "kkperm_features: " + flag;
+      for (const auto& item : kkperm::perf::split_list(list, who)) {
+        std::string known;
+        for (const auto& nm : names) known += (known.empty() ? "'" : ", '") + nm + "'";
+        KKPERM_REQUIRE(std::find(names.begin(), names.end(), item) != names.end(),
+                       who << ": '" << item << "' is not one of " << known);
+        kkperm::FeatureParams vp;
+        set(vp, item);
+        fused_variants.emplace_back(prefix + item, vp);
+      }
+    };
+    add_named("--row-pass", "features_sets12_fused_pass_", {"automatic", "entries", "rows"},
+              [](kkperm::FeatureParams& vp, const std::string& item) {
+                using RP = kkperm::FeatureParams::RowPass;
+                vp.row_pass = item == "rows" ? RP::rows : item == "entries" ? RP::entries : RP::automatic;
+              });
+    add_named("--line-counts", "features_sets12_fused_lines_", {"automatic", "stripes", "bitmap"},
+              [](kkperm::FeatureParams& vp, const std::string& item) {
+                using LC = kkperm::FeatureParams::LineCounts;
+                vp.line_counts = item == "stripes" ? LC::stripes : item == "bitmap" ? LC::bitmap : LC::automatic;
+              });
     for (std::size_t s = 0; s < opt.sources.size(); ++s) {
       kkperm::perf::progress(s, opt.sources.size(), opt.sources[s].name);
       const auto h = kkperm::perf::load_matrix(opt.sources[s]);

@@ -33,19 +33,8 @@ nvidia-smi > "$R/nvidia-smi.txt" 2>&1
 date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
 export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
 M=$KKPERM_MATRICES_DIR/real
-S5_GENS=(
-  "laplace2d5:nx=1414,ny=1414"
-  "laplace3d7:nx=100"
-  "laplace3d27:nx=70"
-  "uniform:rows=1000000,nnz=8,seed=1"
-  "uniform:rows=300000,nnz_min=1,nnz_max=63,seed=2"
-  "powerlaw:n=1250000,deg=8,gamma=2.2,seed=1"
-  "banded:n=1000000,lower=4,seed=8"
-  "block:blocks=10000,size=32,seed=10"
-  "arrow:n=1000000,dense_rows=2,dense_cols=2,seed=12"
-  "hypersparse:n=4000000,frac=0.05,nnz=32,seed=14"
-  "kron:file=$M/4elt.mtx.gz,nnz=1e7,seed=16"
-)
+source scripts/gpu/session5/setup.sh  # s5_gens: the 11-matrix generated set of sessions 5-11
+s5_gens "$M"
 source scripts/gpu/lib/session_common.sh  # late, res_usage, run_tests, feature_rounds, ncu_gens
 VARIANTS=${VARIANTS:-old new}
 for v in $VARIANTS; do res_usage RowPassAcc "$C/$v/kkperm_features" "res_usage_$v.txt"; done
