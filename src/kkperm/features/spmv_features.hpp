@@ -895,34 +895,6 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
  * two host waits, 60-75 us together on 1e7-nnz matrices, H100 run 78.) Exact integers.
  */
 constexpr std::int64_t kFinishItems = 2048;
-/// Requests-per-line statistic of one team of finish_spmm_set (counts are >= 0).
-struct LineAcc {
-  std::uint64_t max_c, max;  // max of ~c (the minimum's complement) and of c
-  std::int64_t sum, sumsq;
-  KOKKOS_INLINE_FUNCTION void init() {
-    max_c = max = 0;
-    sum = sumsq = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void add(std::int64_t c) {
-    const std::uint64_t cu = static_cast<std::uint64_t>(c);
-    if (~cu > max_c) max_c = ~cu;
-    if (cu > max) max = cu;
-    sum += c;
-    sumsq += c * c;
-  }
-  KOKKOS_INLINE_FUNCTION void join(const LineAcc& o) {
-    if (o.max_c > max_c) max_c = o.max_c;
-    if (o.max > max) max = o.max;
-    sum += o.sum;
-    sumsq += o.sumsq;
-  }
-  KOKKOS_INLINE_FUNCTION void join(const volatile LineAcc& o) volatile {
-    if (o.max_c > max_c) max_c = o.max_c;
-    if (o.max > max) max = o.max;
-    sum += o.sum;
-    sumsq += o.sumsq;
-  }
-};
 template <class Exec, class Rec, class RowMap, class Blocks, class Out>
 Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const Rec& rec, const RowMap& row_map,
                     const Blocks& blocks, const Out& out) {
@@ -977,10 +949,10 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
               if (d != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(d));
             }
           }
-          LineAcc la;
+          IntStat la;  // over this team's lines, never empty
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(m, lb, le),
-              [&](const std::int64_t l, LineAcc& v) {
+              [&](const std::int64_t l, IntStat& v) {
                 std::int64_t c = 0;
                 if (stripes) {
                   for (std::int64_t w = 0; w < nw; ++w) c += scount(l * nw + w);
@@ -989,10 +961,10 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
                 }
                 v.add(c);
               },
-              JoinReducer<LineAcc, Kokkos::HostSpace>(la));
-          Kokkos::single(Kokkos::PerTeam(m), [&]() {
-            kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(la.max_c));
-            kkperm::atomic_max_u64(&out(f0 + 1), static_cast<std::int64_t>(la.max));
+              JoinReducer<IntStat, Kokkos::HostSpace>(la));
+          Kokkos::single(Kokkos::PerTeam(m), [&]() {  // counts >= 0: unsigned order = signed order
+            kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(~static_cast<std::uint64_t>(la.min)));
+            kkperm::atomic_max_u64(&out(f0 + 1), la.max);
             kkperm::atomic_add_i64(&out(f0 + 2), la.sum);
             kkperm::atomic_add_i64(&out(f0 + 3), la.sumsq);
           });
