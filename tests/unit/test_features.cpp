@@ -258,14 +258,16 @@ TEST(Features, DeviceMatchesSerialTwinOnFreshRandomMatrices) {
 }
 
 namespace {
-// detail::row_padded_work into a device scalar, read back.
+// detail::row_padded_work added to a device scalar, read back. The scalar starts at an odd
+// offset, not zero, so a result written instead of added (or a missing add) fails.
 std::int64_t padded_work(std::int64_t n, const Matrix& A, int W) {
+  constexpr std::int64_t kStart = 1000003;
   Kokkos::View<std::int64_t, Matrix::memory_space> out("padded");
-  Kokkos::deep_copy(out, std::int64_t(-1));  // poisoned: an unwritten result fails
-  kkperm::detail::row_padded_work<Matrix::execution_space>(n, A.graph.row_map, W, out);
+  Kokkos::deep_copy(out, kStart);
+  kkperm::detail::row_padded_work<Matrix::execution_space>(n, A.graph.row_map, W, out.data());
   std::int64_t h = -1;
   Kokkos::deep_copy(h, out);
-  return h;
+  return h - kStart;
 }
 }  // namespace
 

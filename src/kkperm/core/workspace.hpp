@@ -29,7 +29,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kkperm/core/error.hpp"
 
@@ -107,10 +109,22 @@ class Workspace {
   /// Marks the current carving position; zero_since<Exec>(mark) zeroes everything carved after it
   /// with one kernel (several arrays that need zeros, one launch).
   std::size_t mark() const { return used_; }
+  /// On CUDA one cudaMemsetAsync on the instance's stream (the kernel of one 8-byte store per
+  /// thread before zeroed 16 MB in 21 us, ~0.8 TB/s, ncu H100 run 81).
   template <class Exec>
   void zero_since(std::size_t from) {
     const std::size_t w0 = from / sizeof(std::uint64_t), w1 = used_ / sizeof(std::uint64_t);
     if (w1 <= w0) return;
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
+      const cudaError_t e =
+          cudaMemsetAsync(buf_.data() + w0, 0, (w1 - w0) * sizeof(std::uint64_t), Exec().cuda_stream());
+      if (e != cudaSuccess)
+        KKPERM_THROW(std::runtime_error, "kkperm::Workspace::zero_since: cudaMemsetAsync of "
+                                             << (w1 - w0) * sizeof(std::uint64_t) << " bytes failed: " << cudaGetErrorString(e));
+      return;
+    }
+#endif
     auto b = buf_;
     Kokkos::parallel_for(
         "kkperm::workspace::zero", Kokkos::RangePolicy<Exec>(static_cast<std::int64_t>(w0), static_cast<std::int64_t>(w1)),

@@ -39,7 +39,7 @@ struct FeatureParams {
   /// how the row lengths vary within the warp; rows: a thread per row; automatic (default):
   /// entries when a thread per row would keep fewer than 2 / 3 of its lanes busy (one pass over
   /// the row offsets, detail::row_padded_work > detail::kEntryImbalance x nnz, decided on the
-  /// device: the thread-per-row pass launched after it skips itself), else rows; host backends
+  /// device: both passes are launched after it and the one not chosen skips itself), else rows; host backends
   /// (one thread per team) take rows. The values do not depend on it.
   enum class RowPass { automatic, entries, rows };
   RowPass row_pass = RowPass::automatic;

@@ -41,8 +41,9 @@
  * sigma is the population standard deviation. Every statistic of an empty set is 0.
  *
  * Where work runs: everything on A's execution space. One fused pass over the rows, reduced
- * into a compact accumulator (detail::reduce_rows_staged / detail::row_pass_entries with a register cap: each warp stages the
- * columns of its 32 rows and the next one in team scratch with coalesced loads - up to
+ * into a compact accumulator (detail::rows_staged_pass / detail::row_pass_entries with a register
+ * cap; each warp's accumulator is added to one of kSlotCopies copies of a few device slots): each
+ * warp stages the columns of its 32 rows and the next one in team scratch (cp.async) - up to
  * FeatureParams::row_stage_cols entries, by default enough for 1.25x the mean row length within
  * the 40 KB team scratch, which took the Kronecker mesh of ~70 nonzeros per row from 9.2 to 5.0
  * SpMV-eq on an H100, run 41; the thread-per-row pass stores them with one skip word per 32
@@ -227,6 +228,35 @@ struct PassStat {
   KOKKOS_INLINE_FUNCTION void join(const volatile PassStat& o) volatile {
     const_cast<PassStat&>(*this).join(const_cast<const PassStat&>(o));
   }
+  /// Joins the statistic of lane (this lane ^ d) of a W-lane warp (warp_shfl_xor).
+  KOKKOS_INLINE_FUNCTION void shfl_join(int d, int W) {
+    PassStat o;
+    o.sum = warp_shfl_xor(sum, d, W);
+    o.sumsq = warp_shfl_xor(sumsq, d, W);
+    o.min = warp_shfl_xor(min, d, W);
+    o.max = warp_shfl_xor(max, d, W);
+    join(o);
+  }
+  /// Adds this statistic (of values >= 0) to four zero-initialized device slots: the maximum of
+  /// the complement of the minimum (so zero means "no value yet"), the maximum, sum, sum of squares.
+  KOKKOS_INLINE_FUNCTION void publish(std::int64_t* s) const {
+    if (max < min) return;  // empty
+    kkperm::atomic_max_u64(&s[0], static_cast<std::int64_t>(~static_cast<std::uint64_t>(static_cast<std::int64_t>(min))));
+    kkperm::atomic_max_u64(&s[1], static_cast<std::int64_t>(max));
+    if (sum != 0) kkperm::atomic_add_i64(&s[2], sum);
+    if (sumsq != 0) kkperm::atomic_add_i64(&s[3], sumsq);
+  }
+  /// The statistic publish() left in four slots (host side).
+  static PassStat from_slots(const std::int64_t* s) {
+    PassStat p;
+    p.init();
+    if (s[0] == 0) return p;  // nothing published
+    p.min = static_cast<O>(static_cast<std::int64_t>(~static_cast<std::uint64_t>(s[0])));
+    p.max = static_cast<O>(s[1]);
+    p.sum = s[2];
+    p.sumsq = s[3];
+    return p;
+  }
   /// The IntStat of `count` added values (an empty one keeps IntStat's empty state).
   IntStat to_int_stat(std::int64_t count) const {
     IntStat s;
@@ -268,6 +298,44 @@ struct RowPassAcc {
   }
   KOKKOS_INLINE_FUNCTION void join(const volatile RowPassAcc& o) volatile {
     const_cast<RowPassAcc&>(*this).join(const_cast<const RowPassAcc&>(o));
+  }
+  /// Device slots of publish(): 4 per statistic (PassStat::publish), then adj_count and n_long.
+  static constexpr int kSlots = 22;
+  /// Joins the accumulators of the W lanes of a warp (every lane ends with the total).
+  KOKKOS_INLINE_FUNCTION void warp_join(int W) {
+    for (int d = W / 2; d >= 1; d >>= 1) {
+      nnz.shfl_join(d, W);
+      blocks.shfl_join(d, W);
+      adj.shfl_join(d, W);
+      runs.shfl_join(d, W);
+      run_size.shfl_join(d, W);
+      adj_count += warp_shfl_xor(adj_count, d, W);
+      n_long += warp_shfl_xor(n_long, d, W);
+    }
+  }
+  /// Adds this accumulator to kSlots zero-initialized device slots with atomics (a few dozen per
+  /// warp instead of Kokkos' reduction epilogue: a skipped pass of 1042 empty teams still took
+  /// 25 us in it with this 136-byte value, ncu H100 run 80).
+  KOKKOS_INLINE_FUNCTION void publish(std::int64_t* s) const {
+    nnz.publish(s);
+    blocks.publish(s + 4);
+    adj.publish(s + 8);
+    runs.publish(s + 12);
+    run_size.publish(s + 16);
+    if (adj_count != 0) kkperm::atomic_add_i64(&s[20], adj_count);
+    if (n_long != 0) kkperm::atomic_add_i64(&s[21], static_cast<std::int64_t>(n_long));
+  }
+  /// The accumulator publish() calls left in kSlots slots (host side).
+  static RowPassAcc from_slots(const std::int64_t* s) {
+    RowPassAcc a;
+    a.nnz = PassStat<O>::from_slots(s);
+    a.blocks = PassStat<O>::from_slots(s + 4);
+    a.adj = PassStat<O>::from_slots(s + 8);
+    a.runs = PassStat<O>::from_slots(s + 12);
+    a.run_size = PassStat<O>::from_slots(s + 16);
+    a.adj_count = s[20];
+    a.n_long = static_cast<int>(s[21]);
+    return a;
   }
   /// s[0] nnz per row (all n rows), s[1] blocks, s[2] adjacent distances, s[3] runs per row,
   /// s[4] run sizes - of the short rows; long_row_features joins the long rows' parts.
@@ -321,7 +389,7 @@ std::int64_t row_pass_rows_per_team(std::int64_t n, std::int64_t nnz) {
 }
 
 /**
- * Columns of a row staged by reduce_rows_staged, read as cols[k] for k in [0, row length): entry
+ * Columns of a row staged by rows_staged_pass, read as cols[k] for k in [0, row length): entry
  * d0 + k of the staged span sits at p[d + (d >> shift)] with d = d0 + k (32-bit: a staged span
  * holds a few thousand entries at most, a row read in place at most long_row_nnz). Staged spans
  * skip one word after every 32 entries (shift 5), so the threads of a warp reading rows whose
@@ -358,28 +426,54 @@ struct StagedSpan {
 inline std::int64_t skewed_len(std::int64_t stage_cap) { return stage_cap + (stage_cap >> kSkewShift) + 1; }
 
 /**
- * reduce_rows for a body that reads the columns of row i and row i + 1: body(i, span, a) finds
- * the columns of any row b = row_map(i), row_map(i + 1) through span.row(b). Each warp (W = 32
- * threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at a time, copies
- * the columns of those rows and of the next one into its slice of team scratch with coalesced
- * loads (lane l reads entries l, l + W, ...; skewed, see StagedRow), then lane l runs body on row
- * r + l from there. Ranges longer than stage_cap entries are read in place.
- * skip_above: when not null, every team returns at once (the result stays init()) if
- * *skip_above > skip_limit - a decision computed on the device just before (RowPass::automatic),
- * so the host need not wait for it before launching this pass.
- * Why: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on the
- * first use of each column load (long scoreboard): every thread walked its own row with one
+ * Decision of RowPass::automatic on the device (row_padded_work's padded work against a limit):
+ * a pass given a Gate runs only when (padded > limit) == above, so both passes can be launched
+ * back to back without the host waiting for the decision; every team of the other one returns
+ * at once. A null `padded` always runs.
+ */
+struct PassGate {
+  const std::int64_t* padded = nullptr;
+  double limit = 0.0;
+  bool above = false;
+  KOKKOS_INLINE_FUNCTION bool skip() const { return padded != nullptr && (double(*padded) > limit) != above; }
+};
+
+/// Copies of the Acc::kSlots device slots (each in its own 256 bytes, kSlotStride words): warp w
+/// of a pass adds to copy w % kSlotCopies, so each slot takes 1 / kSlotCopies of the atomics, and
+/// the host joins the copies. (One copy, ~22 same-address atomics per warp: the thread-per-row
+/// pass took 225 us on the 2D stencil and 94 us on 32x32 blocks; 16 copies: 121 and 63 us, and
+/// 192 and 88 us with the Kokkos reduction before; ncu H100 run 87.)
+constexpr int kSlotCopies = 16, kSlotStride = 32;
+
+/// Joins the accumulators of a warp's lanes and adds them to copy `warp_id % kSlotCopies` of the
+/// device slots (lane 0's atomics).
+template <class Acc>
+KOKKOS_INLINE_FUNCTION void publish_warp(Acc& a, int lane, int W, std::int64_t warp_id, std::int64_t* slots) {
+  static_assert(Acc::kSlots <= kSlotStride, "slot copies overlap");
+  a.warp_join(W);
+  if (lane == 0) a.publish(slots + (warp_id % kSlotCopies) * kSlotStride);
+}
+
+/**
+ * The thread-per-row pass for a body that reads the columns of row i and row i + 1: body(i,
+ * span, a) finds the columns of any row b = row_map(i), row_map(i + 1) through span.row(b). Each
+ * warp (W = 32 threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at
+ * a time, copies the columns of those rows and of the next one into its slice of team scratch
+ * (warp_stage: all of a lane's copies in flight; skewed, see StagedRow), then lane l runs body
+ * on row r + l from there. Ranges longer than stage_cap entries are read in place. Each lane
+ * folds its rows into its own Acc; the warp's accumulators are joined and added to the
+ * zero-initialized device `slots` (kSlotCopies copies, publish_warp), so nothing waits for the pass.
+ * gate: see PassGate.
+ * Why staging: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on
+ * the first use of each column load (long scoreboard): every thread walked its own row with one
  * dependent load after another.
  */
-template <class Exec, class Value, int MinBlocks, class RowMap, class Entries, class Body>
-Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, const RowMap& row_map,
-                         const Entries& entries, const Body& body, int stage_cap = kStageCap,
-                         const std::int64_t* skip_above = nullptr, double skip_limit = 0.0) {
+template <class Exec, class Acc, int MinBlocks, class RowMap, class Entries, class Body>
+void rows_staged_pass(const char* label, std::int64_t n, std::int64_t nnz, const RowMap& row_map,
+                      const Entries& entries, const Body& body, int stage_cap, PassGate gate, std::int64_t* slots) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  Value out;
-  out.init();
-  if (n <= 0) return out;
+  if (n <= 0) return;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
   using policy_t = std::conditional_t<(MinBlocks > 1 && !on_host),
                                       Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kStagedTeam, MinBlocks>>,
@@ -394,14 +488,15 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
   const std::int64_t stride = skewed_len(stage_cap);
   policy_t pol(league, team);
   pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stride)));
-  Kokkos::parallel_reduce(
-      label, pol,
-      KOKKOS_LAMBDA(const member_t& m, Value& a) {
-        if (skip_above != nullptr && double(*skip_above) > skip_limit) return;  // team-uniform
+  Kokkos::parallel_for(
+      label, pol, KOKKOS_LAMBDA(const member_t& m) {
+        if (gate.skip()) return;  // team-uniform
         const int t = m.team_rank();
         const int lane = t % W, g = t / W;
         buf_t buf(m.team_scratch(0), std::size_t(groups) * stride);
         O* mine = buf.data() + std::size_t(g) * stride;
+        Acc a;
+        a.init();
         const std::int64_t b0 = static_cast<std::int64_t>(m.league_rank()) * per_team;
         const std::int64_t e0 = b0 + per_team < n ? b0 + per_team : n;
         for (std::int64_t r = b0 + std::int64_t(g) * W; r < e0; r += std::int64_t(groups) * W) {
@@ -409,15 +504,16 @@ Value reduce_rows_staged(const char* label, std::int64_t n, std::int64_t nnz, co
           const F sb = row_map(r), se = row_map(rl);
           const bool staged = static_cast<std::int64_t>(se - sb) <= stage_cap;
           if (staged)
-            for (F k = sb + lane; k < se; k += W) mine[skewed_index(static_cast<int>(k - sb), kSkewShift)] = entries(k);
-          sync_warp_lanes();
+            warp_stage(mine, entries.data() + sb, static_cast<std::int64_t>(se - sb), lane, W,
+                       [](std::int64_t k) { return skewed_index(static_cast<int>(k), kSkewShift); });
+          else
+            sync_warp_lanes();
           const std::int64_t i = r + lane;
           if (i < e0) body(i, StagedSpan<O, F>{staged ? static_cast<const O*>(mine) : entries.data(), sb, staged}, a);
           sync_warp_lanes();  // the next chunk overwrites the buffer
         }
-      },
-      JoinReducer<Value, Kokkos::HostSpace>(out));
-  return out;
+        publish_warp(a, lane, W, std::int64_t(m.league_rank()) * groups + g, slots);
+      });
 }
 
 /// Per-row sums of the lane-parallel row pass (distinct lines, runs, lines shared with the
@@ -509,23 +605,62 @@ constexpr std::int64_t entry_pass_extra_bytes() {
 constexpr double kEntryImbalance = 1.5;
 
 /// Sum over the W-row chunks of W times the chunk's longest row (the padded work of a
-/// thread-per-row walk of W-row chunks; nnz for rows of equal length, 0 for no rows), into the
-/// device scalar `out` without waiting for it. One pass over the row offsets, a thread per chunk.
-template <class Exec, class RowMap, class Out>
-void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& out) {
-  const std::int64_t chunks = n > 0 ? (n + W - 1) / W : 0;
-  Kokkos::parallel_reduce(
-      "kkperm::features::row_imbalance", Kokkos::RangePolicy<Exec>(0, chunks),
-      KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& s) {
-        const std::int64_t b = c * W, e = b + W < n ? b + W : n;
-        std::int64_t longest = 0;
-        for (std::int64_t i = b; i < e; ++i) {
-          const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
-          if (len > longest) longest = len;
+/// thread-per-row walk of W-row chunks; nnz for rows of equal length, 0 for no rows), ADDED to
+/// the device scalar `*out` without waiting for it (W a power of two up to 32). On device
+/// backends a thread per row (coalesced offsets, a chunk's maximum by shuffles over its W
+/// lanes), 8 rows per thread, one atomic per team; on host backends a team is one thread
+/// walking its chunks. (The Kokkos range reduction before, a thread per chunk walking its 32
+/// offsets, ran 37 blocks and took 10 us on 3e5 rows, ncu H100 run 80.)
+template <class Exec, class RowMap>
+void row_padded_work(std::int64_t n, const RowMap& row_map, int W, std::int64_t* out) {
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using part_t = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  KKPERM_REQUIRE(W >= 1 && W <= 32 && (W & (W - 1)) == 0,
+                 "kkperm::detail::row_padded_work: W must be a power of two from 1 to 32, got " << W);
+  constexpr int kRowsPerThread = 8;
+  const int team = on_host ? 1 : kStagedTeam;  // kStagedTeam: whole warps
+  const int groups = on_host ? 1 : kStagedTeam / 32;
+  const std::int64_t per_team = on_host ? std::int64_t(W) * 1024 : std::int64_t(team) * kRowsPerThread;  // W-row chunks
+  const std::int64_t league = n > 0 ? (n + per_team - 1) / per_team : 0;
+  if (league == 0) return;
+  policy_t pol(static_cast<int>(league), team);
+  pol.set_scratch_size(0, Kokkos::PerTeam(part_t::shmem_size(groups)));
+  Kokkos::parallel_for(
+      "kkperm::features::row_imbalance", pol, KOKKOS_LAMBDA(const member_t& m) {
+        const std::int64_t base = static_cast<std::int64_t>(m.league_rank()) * per_team;
+        const std::int64_t end = base + per_team < n ? base + per_team : n;
+        std::int64_t s = 0;
+        if (on_host) {
+          for (std::int64_t c = base; c < end; c += W) {
+            std::int64_t longest = 0;
+            for (std::int64_t i = c; i < c + W && i < n; ++i) {
+              const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
+              if (len > longest) longest = len;
+            }
+            s += longest * W;
+          }
+          if (s != 0) kkperm::atomic_add_i64(out, s);
+          return;
         }
-        s += longest * W;
-      },
-      out);
+        part_t part(m.team_scratch(0), groups);
+        const int t = m.team_rank();
+        for (int j = 0; j < kRowsPerThread; ++j) {  // rows base + j * team + t: whole W-row chunks
+          const std::int64_t i = base + std::int64_t(j) * team + t;
+          const std::int64_t len = i < n ? static_cast<std::int64_t>(row_map(i + 1) - row_map(i)) : 0;
+          const std::int64_t longest = warp_max(len, W);
+          if (t % W == 0) s += longest * W;
+        }
+        for (int d = 16; d >= 1; d >>= 1) s += warp_shfl_xor(s, d, 32);  // the warp's chunks
+        if (t % 32 == 0) part(t / 32) = s;
+        m.team_barrier();
+        if (t == 0) {
+          std::int64_t total = 0;
+          for (int q = 0; q < groups; ++q) total += part(q);
+          if (total != 0) kkperm::atomic_add_i64(out, total);
+        }
+      });
 }
 
 /**
@@ -535,8 +670,8 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
  *  1. lane q loads the offset of row r + q; a warp scan gives each row's start in a compacted
  *     space that leaves out long rows (> long_nnz, a team each in long_row_features), rows of
  *     another team and, for set 2 only, the look-ahead row;
- *  2. the rows' columns are copied into the warp's slice of team scratch with coalesced loads (4
- *     in flight per lane) when they fit stage_cap entries, else read in place;
+ *  2. the rows' columns are copied into the warp's slice of team scratch (warp_stage) when they
+ *     fit stage_cap entries, else read in place;
  *  3. steps of W compacted entries, one per lane. The lane finds its row (it only moves forward;
  *     binary search over the prefix when it moves), flags the first entry of each line (for own
  *     rows it records the (row, line) request (LineRecorder) and looks the line up in the
@@ -544,8 +679,9 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
  *     taken at its last entry from the ballot of run starts (or the last start of an earlier
  *     step). The first lane of each row in a step adds the row's flags (ballot, popcount over the
  *     row's lanes) to its counters in scratch;
- *  4. lane q folds row r + q's counters into its accumulator.
- * The work per step does not depend on how row lengths vary within a warp: reduce_rows_staged
+ *  4. lane q folds row r + q's counters into its accumulator; the warp's accumulators go to the
+ *     device slots at the end (publish_warp). gate: see PassGate.
+ * The work per step does not depend on how row lengths vary within a warp: rows_staged_pass
  * (a thread per row) keeps one lane of 32 busy on hypersparse rows (5 % non-empty: 4.6 -> 1.8
  * SpMV-eq for sets 1+2, H100 run 50) and waits for the longest of 32 rows on 1-63 random columns
  * per row (5.2 -> 4.2); on rows of contiguous column runs (stencils, banded, blocks) most entries
@@ -554,10 +690,10 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, const Out& ou
  */
 template <class Exec, class Acc, class RowMap, class Entries, class Rec, class Blocks, class LongIds, class NLong,
           class O>
-Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries,
-                     const LineOf<O> lo, int nw, std::int64_t long_nnz, bool want_spmm, bool want_fmt,
-                     const Rec& rec, const Blocks& blocks,
-                     const LongIds& long_ids, const NLong& n_long, int stage_cap) {
+void row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, const Entries& entries,
+                      const LineOf<O> lo, int nw, std::int64_t long_nnz, bool want_spmm, bool want_fmt,
+                      const Rec& rec, const Blocks& blocks, const LongIds& long_ids, const NLong& n_long,
+                      int stage_cap, PassGate gate, std::int64_t* slots) {
   using F = typename RowMap::non_const_value_type;
   using I = std::int64_t;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
@@ -566,9 +702,7 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
   using member_t = typename policy_t::member_type;
   using cols_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using offs_t = Kokkos::View<I*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  Acc out;
-  out.init();
-  if (n <= 0) return out;
+  if (n <= 0) return;
   const int team = staged_team_size<Exec>();
   const int W = staged_warp_lanes<Exec>();
   const int groups = staged_warps_per_team<Exec>();
@@ -579,9 +713,11 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
   policy_t pol(league, team);
   pol.set_scratch_size(0, Kokkos::PerTeam(cols_t::shmem_size(n_cols) + offs_t::shmem_size(n_offs) +
                                           cols_t::shmem_size(n_cnt)));
-  Kokkos::parallel_reduce(
-      "kkperm::features::rows_entries", pol,
-      KOKKOS_LAMBDA(const member_t& m, Acc& a) {
+  Kokkos::parallel_for(
+      "kkperm::features::rows_entries", pol, KOKKOS_LAMBDA(const member_t& m) {
+        if (gate.skip()) return;  // team-uniform
+        Acc a;
+        a.init();
         const int t = m.team_rank();
         const int lane = t % W, g = t / W;
         cols_t cbuf(m.team_scratch(0), n_cols);
@@ -619,19 +755,10 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
           // Stage the span of all W + 1 rows (long ones included: then it rarely fits).
           const I span = off[W + 1];
           const bool staged = span <= stage_cap;
-          if (staged) {
-            const O* gsrc = entries.data() + sb;
-            I k = lane;
-            for (; k + 3 * W < span; k += 4 * W) {
-              const O v0 = gsrc[k], v1 = gsrc[k + W], v2 = gsrc[k + 2 * W], v3 = gsrc[k + 3 * W];
-              cols[k] = v0;
-              cols[k + W] = v1;
-              cols[k + 2 * W] = v2;
-              cols[k + 3 * W] = v3;
-            }
-            for (; k < span; k += W) cols[k] = gsrc[k];
-          }
-          sync_warp_lanes();
+          if (staged)
+            warp_stage(cols, entries.data() + sb, span, lane, W, [](I k) { return k; });
+          else
+            sync_warp_lanes();
           const ColPtr<O> src{staged ? static_cast<const O*>(cols) : entries.data() + sb};
           const I total = soff[W + 1];
           int q = 0;           // this lane's row; non-decreasing from step to step
@@ -708,9 +835,8 @@ Acc row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, co
           }
           sync_warp_lanes();  // the next chunk overwrites offsets, counters and columns
         }
-      },
-      JoinReducer<Acc, Kokkos::HostSpace>(out));
-  return out;
+        publish_warp(a, lane, W, std::int64_t(m.league_rank()) * groups + g, slots);
+      });
 }
 
 /// Columns of the long-row result table: nb, dist(i,i+1), dist(i-1,i), runs, run count/min/max/sum/sumsq.
@@ -918,12 +1044,20 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
   const std::int64_t league = row_teams + line_teams;
   if (league == 0) return out;
   const std::size_t n_sums = std::size_t(3) * nw;
+  // Stripe counters with Nw == 32 on a device: a warp per line, lane w reading counter (l, w) -
+  // one coalesced 128-byte load gives the line's requests (a warp sum) and, per lane, whether
+  // stripe w touched it - and each warp's line statistic goes through 5 scratch words per warp.
+  // (The thread per line before read its 32 counters one after another, twice: 62 us for the
+  // 16 MB of counters of the 2D stencil against 33 us for the bitmap, ncu H100 run 81.)
+  const bool warp_lines = stripes && !on_host && nw == 32;
+  const int warps = team / 32;
+  const std::size_t n_parts = warp_lines ? std::size_t(5) * warps : 0;
   policy_t pol(static_cast<int>(league), team);
-  pol.set_scratch_size(0, Kokkos::PerTeam(sums_t::shmem_size(n_sums)));
+  pol.set_scratch_size(0, Kokkos::PerTeam(sums_t::shmem_size(n_sums + n_parts)));
   const std::int64_t f0 = 3 * std::int64_t(nw);
   Kokkos::parallel_for(
       "kkperm::features::finish", pol, KOKKOS_LAMBDA(const member_t& m) {
-        sums_t sums(m.team_scratch(0), n_sums);
+        sums_t sums(m.team_scratch(0), n_sums + n_parts);
         const int t = m.team_rank(), T = m.team_size();
         for (std::size_t k = t; k < n_sums; k += T) sums(k) = 0;
         m.team_barrier();
@@ -939,35 +1073,78 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
         } else {
           const std::int64_t lb = (lr - row_teams) * per_line_team;
           const std::int64_t le = lb + per_line_team < n_lines ? lb + per_line_team : n_lines;
-          if (stripes) {  // distinct lines: the (line, stripe) counters in order, coalesced
-            for (std::int64_t q = lb * nw + t; q < le * nw; q += T)
-              if (scount(q) != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(1));
-          } else {        // distinct lines: popcounts of the stripes' words of these lines
-            const std::int64_t wb = lb / 32, we = (le + 31) / 32;  // per_line_team % 32 == 0: no shared words
-            for (std::int64_t q = wb * nw + t; q < we * nw; q += T) {
-              const int d = detail::popcount32(bitmap(q));
-              if (d != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(d));
+          if (warp_lines) {
+            const int lane = t % 32, g = t / 32;
+            std::int64_t touched = 0;  // lines of stripe `lane` among this warp's
+            IntStat la;
+            la.init();
+            for (std::int64_t l = lb + g; l < le; l += warps) {
+              const std::int64_t v = scount(l * 32 + lane);
+              touched += v != 0 ? 1 : 0;
+              std::int64_t c = v;
+              for (int d = 16; d >= 1; d >>= 1) c += warp_shfl_xor(c, d, 32);
+              la.add(c);  // the same on every lane
             }
+            if (touched != 0) kkperm::atomic_add_i64(&sums(2 * nw + lane), touched);
+            std::int64_t* part = &sums(n_sums + 5 * std::size_t(g));
+            if (lane == 0) {
+              part[0] = la.count;
+              part[1] = la.min;
+              part[2] = la.max;
+              part[3] = la.sum;
+              part[4] = la.sumsq;
+            }
+            m.team_barrier();
+            if (t == 0) {
+              IntStat all;
+              all.init();
+              for (int q = 0; q < warps; ++q) {
+                const std::int64_t* pq = &sums(n_sums + 5 * std::size_t(q));
+                IntStat w;
+                w.count = pq[0];
+                w.min = pq[1];
+                w.max = pq[2];
+                w.sum = pq[3];
+                w.sumsq = pq[4];
+                all.join(w);
+              }
+              // counts >= 0: unsigned order = signed order
+              kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(~static_cast<std::uint64_t>(all.min)));
+              kkperm::atomic_max_u64(&out(f0 + 1), all.max);
+              kkperm::atomic_add_i64(&out(f0 + 2), all.sum);
+              kkperm::atomic_add_i64(&out(f0 + 3), all.sumsq);
+            }
+          } else {
+            if (stripes) {  // distinct lines: the (line, stripe) counters in order, coalesced
+              for (std::int64_t q = lb * nw + t; q < le * nw; q += T)
+                if (scount(q) != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(1));
+            } else {        // distinct lines: popcounts of the stripes' words of these lines
+              const std::int64_t wb = lb / 32, we = (le + 31) / 32;  // per_line_team % 32 == 0: no shared words
+              for (std::int64_t q = wb * nw + t; q < we * nw; q += T) {
+                const int d = detail::popcount32(bitmap(q));
+                if (d != 0) kkperm::atomic_add_i64(&sums(2 * nw + q % nw), std::int64_t(d));
+              }
+            }
+            IntStat la;  // over this team's lines, never empty
+            Kokkos::parallel_reduce(
+                Kokkos::TeamThreadRange(m, lb, le),
+                [&](const std::int64_t l, IntStat& v) {
+                  std::int64_t c = 0;
+                  if (stripes) {
+                    for (std::int64_t w = 0; w < nw; ++w) c += scount(l * nw + w);
+                  } else {
+                    c = count(l);
+                  }
+                  v.add(c);
+                },
+                JoinReducer<IntStat, Kokkos::HostSpace>(la));
+            Kokkos::single(Kokkos::PerTeam(m), [&]() {  // counts >= 0: unsigned order = signed order
+              kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(~static_cast<std::uint64_t>(la.min)));
+              kkperm::atomic_max_u64(&out(f0 + 1), la.max);
+              kkperm::atomic_add_i64(&out(f0 + 2), la.sum);
+              kkperm::atomic_add_i64(&out(f0 + 3), la.sumsq);
+            });
           }
-          IntStat la;  // over this team's lines, never empty
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(m, lb, le),
-              [&](const std::int64_t l, IntStat& v) {
-                std::int64_t c = 0;
-                if (stripes) {
-                  for (std::int64_t w = 0; w < nw; ++w) c += scount(l * nw + w);
-                } else {
-                  c = count(l);
-                }
-                v.add(c);
-              },
-              JoinReducer<IntStat, Kokkos::HostSpace>(la));
-          Kokkos::single(Kokkos::PerTeam(m), [&]() {  // counts >= 0: unsigned order = signed order
-            kkperm::atomic_max_u64(&out(f0), static_cast<std::int64_t>(~static_cast<std::uint64_t>(la.min)));
-            kkperm::atomic_max_u64(&out(f0 + 1), la.max);
-            kkperm::atomic_add_i64(&out(f0 + 2), la.sum);
-            kkperm::atomic_add_i64(&out(f0 + 3), la.sumsq);
-          });
         }
         m.team_barrier();
         for (std::size_t k = t; k < n_sums; k += T)  // sums(kind * nw + w) -> out(3 * w + kind)
@@ -1029,6 +1206,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   const std::int64_t long_cap = static_cast<std::int64_t>(A.nnz()) / (long_nnz + 1) + 1;
   // Scratch from the reusable workspace (workspace.hpp): the zeroed arrays first, one zero kernel.
   using ws_t = detail::Workspace<mem_t>;
+  using Acc = detail::RowPassAcc<O>;
   // Per-(line, stripe) counters (one atomic per (row, line) pair) or a per-line counter and a
   // per-stripe bitmap (two atomics, 1/32 of the memory): FeatureParams::line_counts.
   using LC = FeatureParams::LineCounts;
@@ -1042,8 +1220,9 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   ws_t ws(ws_t::template bytes_for<int>(n_cnt) + ws_t::template bytes_for<int>(n_scnt) +
           ws_t::template bytes_for<std::uint32_t>(n_bits) +
           ws_t::template bytes_for<std::int64_t>(3 * nw + 4) + ws_t::template bytes_for<int>(1) +
-          ws_t::template bytes_for<int>(want_spmm ? n : 0) + ws_t::template bytes_for<std::int64_t>(long_cap) +
-          ws_t::template bytes_for<std::int64_t>(1));
+          ws_t::template bytes_for<std::int64_t>(1 + detail::kSlotCopies * detail::kSlotStride) +
+          ws_t::template bytes_for<int>(want_spmm ? n : 0) +
+          ws_t::template bytes_for<std::int64_t>(long_cap));
   const auto zero_from = ws.mark();
   auto line_count = ws.template take<int>(n_cnt);
   // Counter (line l, stripe w) at l * nw + w: the Nw counters of a line side by side.
@@ -1055,17 +1234,17 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   // requests per line (zero-initialized: the minimum is kept as a maximum of its complement)
   auto finish = ws.template take<std::int64_t>(3 * nw + 4);
   auto n_long = ws.template take<int>(1);
+  // padded work of a thread per row (RowPass::automatic), then the row pass's accumulator slots
+  auto pass_out = ws.template take<std::int64_t>(1 + detail::kSlotCopies * detail::kSlotStride);
   ws.template zero_since<exec_t>(zero_from);
   auto blocks = ws.template take<int>(want_spmm ? n : 0);
   auto long_ids = ws.template take<std::int64_t>(long_cap);
-  Kokkos::View<std::int64_t, mem_t, Kokkos::MemoryUnmanaged> padded(ws.template take<std::int64_t>(1).data());
   const detail::LineRecorder<decltype(line_count), decltype(bitmap)> rec{line_count, bitmap, stripe_count, nw, stripes};
 
   // One pass over the rows, reduced into a compact accumulator (min/max in the ordinal type, only
   // the sums the statistics need: 31 registers of state instead of 5 full IntStats' 50), with a
   // register cap for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers
   // per thread, 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
-  using Acc = detail::RowPassAcc<O>;
   const detail::LineOf<O> lo(cpl);
   const int lanes = p.row_lanes;
   KKPERM_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
@@ -1074,24 +1253,28 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
   using RowPass = FeatureParams::RowPass;
   // RowPass::automatic: entry steps where a thread per row would idle most lanes (device only; a
   // host team is one thread, where both walks do the same work). The padded work of a thread per
-  // row (row_padded_work) goes to a device scalar, and the thread-per-row pass launched right after
-  // skips itself when it exceeds kEntryImbalance x nnz: the host waits once, sees an untouched
-  // accumulator (nnz sum 0 of a matrix with nonzeros) and runs the entry steps. (With the host
-  // waiting for the decision first, the default was 0.2-0.3 SpMV-eq over the forced thread per
-  // row on short-row stencils, H100 runs 50, 56; deciding on the device saved 0.06-0.15 of that
-  // and costs 0.2-0.3 where the entry steps run - the skipped launch and its wait - run 57.)
+  // row (row_padded_work) goes to a device scalar and both passes are launched behind it, each
+  // skipping itself unless the decision is its own (PassGate): no host wait between them, and the
+  // skipped one costs a launch. Both add their accumulators to the same device slots, read once.
+  // (Run 80, the thread-per-row pass a Kokkos reduction skipped by the host's reading of an
+  // untouched result: imbalance pass 10 us + skipped pass 25 us + a host wait, ~0.35 SpMV-eq on
+  // 1-63 random columns per row.)
   constexpr bool on_host_space = Kokkos::SpaceAccessibility<Kokkos::HostSpace, mem_t>::accessible;
   const bool decide = lanes == 1 && p.row_pass == RowPass::automatic && !on_host_space && r.nnz > 0;
+  std::int64_t* const padded = pass_out.data();
+  std::int64_t* const slots = pass_out.data() + 1;
   if (decide) detail::row_padded_work<exec_t>(n, row_map, detail::staged_warp_lanes<exec_t>(), padded);
-  bool entry_steps = lanes == 1 && p.row_pass == RowPass::entries;
-  if (lanes == 1 && !entry_steps) {
+  const double limit = detail::kEntryImbalance * double(r.nnz);
+  const bool run_rows = lanes == 1 && p.row_pass != RowPass::entries;
+  const bool run_entries = lanes == 1 && (p.row_pass == RowPass::entries || decide);
+  if (run_rows) {
     // A thread per row; the rows' columns come from a per-warp staging buffer in team scratch
-    // (reduce_rows_staged): loaded with coalesced reads instead of one dependent load after
+    // (rows_staged_pass): loaded with coalesced reads instead of one dependent load after
     // another per thread. Compact accumulator (min/max in the ordinal type, only the sums the
     // statistics need: 31 registers of state instead of 5 full IntStats' 50) with a register cap
     // for occupancy (ncu, H100 session 5: the MultiStat<5> version used 128 registers per thread,
     // 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
-    acc = detail::reduce_rows_staged<exec_t, Acc, 4>(
+    detail::rows_staged_pass<exec_t, Acc, 4>(
         "kkperm::features::rows", n, r.nnz, row_map, entries,
         KOKKOS_LAMBDA(const std::int64_t row, const detail::StagedSpan<O, F>& span, Acc& a) {
           const O i = static_cast<O>(row);
@@ -1146,15 +1329,22 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             a.runs.add(runs);
           }
         },
-        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, 0, true), decide ? padded.data() : nullptr,
-        detail::kEntryImbalance * double(r.nnz));
-    entry_steps = decide && acc.nnz.sum == 0;  // skipped: a pass that ran sums the row lengths (> 0)
+        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, 0, true),
+        detail::PassGate{decide ? padded : nullptr, limit, false}, slots);
   }
-  if (entry_steps) {
-    acc = detail::row_pass_entries<exec_t, Acc>(
-        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, rec, blocks, long_ids,
-        n_long, detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()));
-  } else if (lanes != 1) {
+  if (run_entries)
+    detail::row_pass_entries<exec_t, Acc>(
+        n, r.nnz, row_map, entries, lo, nw, long_nnz, want_spmm, want_fmt, rec, blocks, long_ids, n_long,
+        detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, detail::entry_pass_extra_bytes<O>()),
+        detail::PassGate{decide ? padded : nullptr, limit, true}, slots);
+  if (lanes == 1) {  // the host waits here once
+    constexpr int kAll = detail::kSlotCopies * detail::kSlotStride;
+    std::int64_t h[kAll];
+    Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, kAll),
+                      Kokkos::View<const std::int64_t*, mem_t, Kokkos::MemoryUnmanaged>(slots, kAll));
+    acc.init();
+    for (int c = 0; c < detail::kSlotCopies; ++c) acc.join(Acc::from_slots(h + c * detail::kSlotStride));
+  } else {
     // `lanes` vector lanes per row (a thread of the team = `lanes` CUDA threads): lane j takes
     // entries j, j + lanes, ... of the row (coalesced), flags the first entry of each line and of
     // each run, and the row's counts are summed across the lanes. Each thread walks a range of
