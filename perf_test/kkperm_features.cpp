@@ -1,4 +1,6 @@
-// Times feature sets 1 and 2 (separately and fused), kkperm::validate(A) on its own, and every
+// Times feature sets 1 and 2 (separately and fused), set 3 (SpGEMM features of C = A·A, square A
+// only; it validates A and B itself and counts nnz(C) on a row sample with the ESC symbolic
+// pass), kkperm::validate(A) on its own, and every
 // permutation build, in SpMV-equivalents (median time / median time of one KokkosSparse::spmv of
 // the same matrix). Permutation builds run with validate_matrix = false (A validated once, timed
 // as "validate") and include their host parts (LPT schedule, RCM, exact greedy), the device
@@ -16,6 +18,7 @@
 #include "common/cli.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/timing.hpp"
+#include "kkperm/features/spgemm_features.hpp"
 #include "kkperm/features/spmv_features.hpp"
 #include "kkperm/permute/build.hpp"
 #include "kkperm/permute/permuted_crs.hpp"
@@ -151,6 +154,9 @@ int main(int argc, char** argv) {
         record(variant.first, kkperm::time_median([&] { kkperm::spmv_features_raw(A, vp, kkperm::kAllSpmvSets); },
                                                   opt.warmup, opt.repeat, bud));
       }
+      if (A.numRows() == A.numCols())
+        record("features_set3_spgemm_AA",
+               kkperm::time_median([&] { kkperm::spgemm_features(A, A); }, opt.warmup, opt.repeat, bud));
       const long exact_max = static_cast<long>(opt.get_double("--exact-max-rows", 0));
       const int cpl = fp.cols_per_line(sizeof(double));
       std::vector<int> identity(h.num_rows);

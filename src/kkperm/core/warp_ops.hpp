@@ -123,6 +123,18 @@ KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
 #endif
 }
 
+/// v of lane (this lane + d) within groups of W lanes (undefined for the last d lanes of a
+/// group; host: v itself); 4-byte integers.
+KOKKOS_INLINE_FUNCTION int warp_shfl_down(int v, int d, int W) {
+#if defined(__CUDA_ARCH__)
+  return __shfl_down_sync(0xffffffffu, v, d, W);
+#else
+  (void)d;
+  (void)W;
+  return v;
+#endif
+}
+
 /**
  * Copies src[k] to dst[at(k)] for k = lane, lane + W, ... below n (dst in team scratch, src in
  * global memory; 4- or 8-byte elements), then orders the warp's lanes. On CUDA sm_80 and newer

@@ -37,10 +37,10 @@ struct FeatureParams {
   /// Device feature pass with row_lanes == 1: how a warp walks its 32 staged rows. entries: the
   /// lanes take the rows' nonzeros in steps of 32, one each, so a step's work does not depend on
   /// how the row lengths vary within the warp; rows: a thread per row; automatic (default):
-  /// entries when a thread per row would keep fewer than 2 / 3 of its lanes busy (one pass over
-  /// the row offsets, detail::row_padded_work > detail::kEntryImbalance x nnz, decided on the
-  /// device: both passes are launched after it and the one not chosen skips itself), else rows; host backends
-  /// (one thread per team) take rows. The values do not depend on it.
+  /// entries when a thread per row would keep fewer than 40 % of its lanes busy (one pass over
+  /// the row offsets, detail::row_padded_work > detail::kEntryImbalance (2.5) x nnz, decided on
+  /// the device: both passes are launched after it and the one not chosen skips itself), else
+  /// rows; host backends (one thread per team) take rows. The values do not depend on it.
   enum class RowPass { automatic, entries, rows };
   RowPass row_pass = RowPass::automatic;
   /// Device feature pass, set 1: how the requests per line (same_line) and the lines of each

@@ -193,21 +193,22 @@ struct LineOf {
  * (A shorter merge that skipped each line in both lists after comparing re-read every first
  * entry and made the H100 feature pass 5-10 % slower, run 41.)
  */
-template <class PA, class PB, class F, class O>
-KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const PA& a, F na, const PB& b, F nb, const LineOf<O>& line) {
+template <class PA, class PB, class F, class LA, class LB>
+KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const PA& a, F na, const LA& line_a, const PB& b, F nb,
+                                                       const LB& line_b) {
   F i = 0, j = 0;
   std::int64_t dist = 0;
-  O last_a = -1, last_b = -1;
+  std::int64_t last_a = -1, last_b = -1;
   // Advance to the next distinct line of each list.
   while (i < na || j < nb) {
-    O la = -1, lb = -1;
+    std::int64_t la = -1, lb = -1;
     while (i < na) {
-      const O l = line(a[i]);
+      const std::int64_t l = line_a(a[i]);
       if (l != last_a) { la = l; break; }
       ++i;
     }
     while (j < nb) {
-      const O l = line(b[j]);
+      const std::int64_t l = line_b(b[j]);
       if (l != last_b) { lb = l; break; }
       ++j;
     }
@@ -228,6 +229,37 @@ KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const PA& a, F na, const 
     }
   }
   return dist;
+}
+
+/// line_mask_distance of two column lists with the same line map.
+template <class PA, class PB, class F, class O>
+KOKKOS_INLINE_FUNCTION std::int64_t line_mask_distance(const PA& a, F na, const PB& b, F nb, const LineOf<O>& line) {
+  return line_mask_distance(a, na, line, b, nb, line);
+}
+
+/// The identity as a line map: for lists that already hold line numbers.
+struct LineId {
+  template <class O>
+  KOKKOS_INLINE_FUNCTION O operator()(O l) const { return l; }
+};
+
+/// |A| + |B| - 2 |A ∩ B| for two strictly increasing lists (of line numbers), by one merge.
+template <class PA, class PB>
+KOKKOS_INLINE_FUNCTION std::int64_t sorted_distance(const PA& a, int na, const PB& b, int nb) {
+  int i = 0, j = 0, common = 0;
+  while (i < na && j < nb) {
+    const auto x = a[i], y = b[j];
+    if (x < y) {
+      ++i;
+    } else if (y < x) {
+      ++j;
+    } else {
+      ++common;
+      ++i;
+      ++j;
+    }
+  }
+  return static_cast<std::int64_t>(na) + nb - 2 * static_cast<std::int64_t>(common);
 }
 
 /// line_mask_distance with the line width given as cpl.

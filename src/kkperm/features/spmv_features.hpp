@@ -408,6 +408,10 @@ struct StagedRow {
   int d0;
   int shift;
   KOKKOS_INLINE_FUNCTION O operator[](std::int64_t k) const { return p[skewed_index(d0 + static_cast<int>(k), shift)]; }
+  /// Overwrites entry k: only for rows of a staged span (team scratch), never the matrix.
+  KOKKOS_INLINE_FUNCTION void put(std::int64_t k, O v) const {
+    const_cast<O*>(p)[skewed_index(d0 + static_cast<int>(k), shift)] = v;
+  }
 };
 
 /// The columns a warp staged (staged: skewed, entry off of the matrix at d = 0) or the matrix's
@@ -455,22 +459,25 @@ KOKKOS_INLINE_FUNCTION void publish_warp(Acc& a, int lane, int W, std::int64_t w
 }
 
 /**
- * The thread-per-row pass for a body that reads the columns of row i and row i + 1: body(i,
- * span, a) finds the columns of any row b = row_map(i), row_map(i + 1) through span.row(b). Each
- * warp (W = 32 threads of a 128-thread team; W = 1 on host backends) takes W consecutive rows at
- * a time, copies the columns of those rows and of the next one into its slice of team scratch
- * (warp_stage: all of a lane's copies in flight; skewed, see StagedRow), then lane l runs body
- * on row r + l from there. Ranges longer than stage_cap entries are read in place. Each lane
- * folds its rows into its own Acc; the warp's accumulators are joined and added to the
- * zero-initialized device `slots` (kSlotCopies copies, publish_warp), so nothing waits for the pass.
- * gate: see PassGate.
+ * The thread-per-row pass in two phases per chunk of rows: body(i, span, a) walks row i (its
+ * columns through span.row(row_map(i))) and returns a count c_i (or -1), then, once every lane
+ * of the warp has walked its row, pair(i, span, a, c_i, c_next) with c_next = c_{i+1} when row
+ * i + 1 was walked by the next lane of this chunk, else -1. Each warp (W = 32 threads of a
+ * 128-thread team; W = 1 on host backends) takes W consecutive rows at a time, copies the columns
+ * of those rows and of the next one into its slice of team scratch (warp_stage; skewed, see
+ * StagedRow), then lane l runs body and pair on row r + l from there; body may overwrite its own
+ * row's staged entries it has read (StagedRow::put) for pair to use. Ranges longer than
+ * stage_cap entries are read in place (span.staged false). Each lane folds its rows into its own
+ * Acc; the warp's accumulators are joined and added to the zero-initialized device `slots`
+ * (kSlotCopies copies, publish_warp), so nothing waits for the pass. gate: see PassGate.
  * Why staging: ncu on the thread-per-row pass (H100, session 6, run 29) put most stall samples on
  * the first use of each column load (long scoreboard): every thread walked its own row with one
  * dependent load after another.
  */
-template <class Exec, class Acc, int MinBlocks, class RowMap, class Entries, class Body>
+template <class Exec, class Acc, int MinBlocks, class RowMap, class Entries, class Body, class Pair>
 void rows_staged_pass(const char* label, std::int64_t n, std::int64_t nnz, const RowMap& row_map,
-                      const Entries& entries, const Body& body, int stage_cap, PassGate gate, std::int64_t* slots) {
+                      const Entries& entries, const Body& body, const Pair& pair, int stage_cap, PassGate gate,
+                      std::int64_t* slots) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   if (n <= 0) return;
@@ -509,7 +516,11 @@ void rows_staged_pass(const char* label, std::int64_t n, std::int64_t nnz, const
           else
             sync_warp_lanes();
           const std::int64_t i = r + lane;
-          if (i < e0) body(i, StagedSpan<O, F>{staged ? static_cast<const O*>(mine) : entries.data(), sb, staged}, a);
+          const StagedSpan<O, F> span{staged ? static_cast<const O*>(mine) : entries.data(), sb, staged};
+          const int c = i < e0 ? body(i, span, a) : -1;
+          sync_warp_lanes();  // every row of the chunk walked
+          const int c_down = warp_shfl_down(c, 1, W);
+          if (i < e0) pair(i, span, a, c, lane + 1 < W && i + 1 < e0 ? c_down : -1);
           sync_warp_lanes();  // the next chunk overwrites the buffer
         }
         publish_warp(a, lane, W, std::int64_t(m.league_rank()) * groups + g, slots);
@@ -601,8 +612,12 @@ constexpr std::int64_t entry_pass_extra_bytes() {
 
 /// RowPass::automatic takes the entry steps when the thread-per-row walk would keep fewer than
 /// 1 / kEntryImbalance of its lanes busy: sum over W-row chunks of W times the chunk's longest
-/// row (row_padded_work), over nnz, above kEntryImbalance.
-constexpr double kEntryImbalance = 1.5;
+/// row (row_padded_work), over nnz, above kEntryImbalance. H100 run 88 (sets 1+2, SpMV-eq): 1-63
+/// random columns per row (padded work ~1.9 x nnz) rows 2.2-2.3 vs entries 2.7-2.8; 5 % non-empty
+/// rows of 32 (~16 x nnz) rows 2.3 vs entries 1.35; stencils, banded, blocks and the Kronecker
+/// mesh (< 1.5) rows 1.4-2.3 vs entries 3.2-7.9. (1.5 before the thread-per-row pass compacted
+/// its line lists and lost the reduction epilogue, when 1-63/row was ~10 % cheaper by entries.)
+constexpr double kEntryImbalance = 2.5;
 
 /// Sum over the W-row chunks of W times the chunk's longest row (the padded work of a
 /// thread-per-row walk of W-row chunks; nnz for rows of equal length, 0 for no rows), ADDED to
@@ -1276,7 +1291,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
     // 25 % occupancy, and was latency bound at 375 us on a 10 M-nnz stencil).
     detail::rows_staged_pass<exec_t, Acc, 4>(
         "kkperm::features::rows", n, r.nnz, row_map, entries,
-        KOKKOS_LAMBDA(const std::int64_t row, const detail::StagedSpan<O, F>& span, Acc& a) {
+        KOKKOS_LAMBDA(const std::int64_t row, const detail::StagedSpan<O, F>& span, Acc& a)->int {
           const O i = static_cast<O>(row);
           const F b = row_map(i), e = row_map(i + 1);
           const auto cols = span.row(b);
@@ -1285,10 +1300,13 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           if (static_cast<std::int64_t>(len) > long_nnz) {
             long_ids(kkperm::atomic_fetch_add_int(&n_long(0), 1)) = row;
             ++a.n_long;
-            return;
+            return -1;
           }
           // One walk over the row for both sets: line firsts (set 1) and runs (set 2). (Two walks,
-          // one per set, before: H100 run 83 has the comparison.)
+          // one per set, before: H100 run 83 has the comparison.) A staged row's distinct lines
+          // overwrite its first entries as they are found (entry nb - 1 <= k, already read), so
+          // the adjacent distance below merges line lists, not column lists.
+          const bool compact = want_spmm && span.staged;
           const std::int64_t wslot = static_cast<std::int64_t>(i % nw);
           O last_line = -1, nb = 0;
           O runs = 0, run_len = 0, prev = 0;
@@ -1297,6 +1315,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
             if (want_spmm) {
               const O l = lo(c);
               if (l != last_line) {
+                if (compact) cols.put(nb, l);
                 ++nb;
                 last_line = l;
                 rec(l, wslot);
@@ -1316,18 +1335,32 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
           if (want_spmm) {
             blocks(i) = nb;
             a.blocks.add(nb);
-            if (i + 1 < n) {
-              const F e2 = row_map(i + 2);
-              if (static_cast<std::int64_t>(e2 - e) <= long_nnz) {  // else the long row's team does it
-                a.adj.add(static_cast<O>(detail::line_mask_distance(cols, len, span.row(e), e2 - e, lo)));
-                ++a.adj_count;
-              }
-            }
           }
           if (want_fmt) {
             if (run_len > 0) a.run_size.add(run_len);
             a.runs.add(runs);
           }
+          return static_cast<int>(nb);
+        },
+        // Adjacent distance of rows (i, i + 1), from row i's line list (compacted by the walk)
+        // and row i + 1's: its line list when the next lane walked it (c_next >= 0), else its
+        // columns. (Merging the two column lists, 70 entries each on the Kronecker mesh, was
+        // most of set 1's cost there.)
+        KOKKOS_LAMBDA(const std::int64_t row, const detail::StagedSpan<O, F>& span, Acc& a, const int c_own,
+                      const int c_next) {
+          if (!want_spmm || c_own < 0 || row + 1 >= n) return;
+          const O i = static_cast<O>(row);
+          const F b = row_map(i), e = row_map(i + 1), e2 = row_map(i + 2);
+          if (static_cast<std::int64_t>(e2 - e) > long_nnz) return;  // the long row's team does it
+          std::int64_t d;
+          if (!span.staged)
+            d = detail::line_mask_distance(span.row(b), e - b, span.row(e), e2 - e, lo);
+          else if (c_next >= 0)
+            d = detail::sorted_distance(span.row(b), c_own, span.row(e), c_next);
+          else
+            d = detail::line_mask_distance(span.row(b), F(c_own), detail::LineId{}, span.row(e), e2 - e, lo);
+          a.adj.add(static_cast<O>(d));
+          ++a.adj_count;
         },
         detail::stage_cols_for<exec_t, O>(p.row_stage_cols, n, r.nnz, 0, true),
         detail::PassGate{decide ? padded : nullptr, limit, false}, slots);

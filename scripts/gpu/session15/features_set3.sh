@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Session 15 device call: feature set 3 (SpGEMM features of C = A·A) in SpMV-equivalents next to
+# sets 1 and 2, on the 11-matrix generated set of sessions 5-15 (`kkperm_features --perms none
+# --repeat 10 --warmup 3`, ROUNDS times, default 2).
+# Carry: $S15_CARRY (default .carry/s15f) with new/kkperm_features and matrices/.
+# Usage (GPU host, repo root): [S15_CARRY=...] [ROUNDS=2] [DEADLINE_S=400]
+#   bash scripts/gpu/session15/features_set3.sh TAG -> $OUT/TAG.tgz
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+TAG=${1:-set3}
+C=${S15_CARRY:-.carry/s15f}
+[[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
+NEW=$C/new
+OLD=$C/new
+R=$OUT/$TAG
+mkdir -p "$R"
+DEADLINE_S=${DEADLINE_S:-400}
+nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
+export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
+source scripts/gpu/session5/setup.sh
+s5_gens "$KKPERM_MATRICES_DIR/real"
+source scripts/gpu/lib/session_common.sh
+VARIANTS=new feature_rounds
+tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
