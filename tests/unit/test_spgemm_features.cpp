@@ -35,6 +35,7 @@ TEST(SpgemmFeatures, HandComputedSmallExample) {
   p.thread_max = 2;
   p.warp_max = 3;
   p.team_max = 5;
+  p.sample_work_max = 1000;  // no candidate capped here (cap 250 per row); the default is below
   const auto f = kkperm::spgemm_features(kkperm::to_device<Matrix>(A), kkperm::to_device<Matrix>(B), p);
   EXPECT_EQ(f.names, kkperm::spgemm_feature_names());
   EXPECT_EQ(f.at("spgemm_work_min"), 0);
@@ -53,6 +54,20 @@ TEST(SpgemmFeatures, HandComputedSmallExample) {
   const auto g = kkperm::spgemm_features(kkperm::to_device<Matrix>(A), kkperm::to_device<Matrix>(B), p);
   EXPECT_DOUBLE_EQ(g.at("spgemm_nnz_ratio_estimate"), 5.0 / 6.0);
   expect_same(g, kkperm::spgemm_features_serial(A, B, p), "hand example, 2-row sample");
+  // default budget nnz(A) + nnz(B) = 12 over 4 candidates: rows with F > 3 left out (row 3,
+  // F = 6) → rows 0, 1, 2: nnz 2 + 0 + 3 over work 3 + 0 + 3, 3 rows kept
+  p.sample_rows = 1024;
+  p.sample_work_max = 0;
+  const auto c = kkperm::spgemm_features(kkperm::to_device<Matrix>(A), kkperm::to_device<Matrix>(B), p);
+  EXPECT_DOUBLE_EQ(c.at("spgemm_nnz_ratio_estimate"), 5.0 / 6.0);
+  EXPECT_EQ(c.at("spgemm_sample_rows"), 3);
+  expect_same(c, kkperm::spgemm_features_serial(A, B, p), "hand example, default work cap");
+  // a budget below every nonzero row's work keeps only the empty row (F = 0): ratio 0
+  p.sample_work_max = 11;  // cap 2
+  const auto z = kkperm::spgemm_features(kkperm::to_device<Matrix>(A), kkperm::to_device<Matrix>(B), p);
+  EXPECT_EQ(z.at("spgemm_nnz_ratio_estimate"), 0.0);
+  EXPECT_EQ(z.at("spgemm_sample_rows"), 1);
+  expect_same(z, kkperm::spgemm_features_serial(A, B, p), "hand example, cap 2");
 }
 
 TEST(SpgemmFeatures, DeviceMatchesSerialTwinOnRandomAndRealMatrices) {
@@ -83,4 +98,40 @@ TEST(SpgemmFeatures, RejectsBadParametersAndShapes) {
   EXPECT_THROW(kkperm::spgemm_features(A, kkperm::to_device<Matrix>(random_csr(4, 4, 1, 2, 2)), p),
                std::invalid_argument);
   EXPECT_THROW(kkperm::spgemm_features(A, A), std::invalid_argument);  // 5x4 * 5x4
+  kkperm::SpgemmFeatureParams q;
+  q.sample_work_max = -1;
+  EXPECT_THROW(kkperm::spgemm_features(A, kkperm::to_device<Matrix>(random_csr(4, 4, 1, 2, 2)), q),
+               std::invalid_argument);
+}
+
+// Arrow pattern (dense row 0 and column 0, a diagonal): every row of A·A meets row 0, F_i >= n,
+// so with the default budget (~4n over min(n, 1024) candidates) no candidate is kept and the
+// estimate is 0 - the sample stays cheap instead of counting ~n per sampled row.
+TEST(SpgemmFeatures, SampleWorkCapOnAnArrowMatrix) {
+  const int n = 3000;
+  Host A;
+  A.num_rows = n;
+  A.num_cols = n;
+  A.row_map.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    if (i == 0) {
+      for (int j = 0; j < n; ++j) A.entries.push_back(j);
+    } else {
+      A.entries.push_back(0);
+      A.entries.push_back(i);
+    }
+    A.row_map[i + 1] = static_cast<std::int64_t>(A.entries.size());
+  }
+  A.values.assign(A.entries.size(), 1.0);
+  const auto d = kkperm::to_device<Matrix>(A);
+  const auto f = kkperm::spgemm_features(d, d);
+  EXPECT_EQ(f.at("spgemm_sample_rows"), 0);
+  EXPECT_EQ(f.at("spgemm_nnz_ratio_estimate"), 0.0);
+  expect_same(f, kkperm::spgemm_features_serial(A, A), "arrow, default cap");
+  kkperm::SpgemmFeatureParams p;
+  p.sample_work_max = std::int64_t(1) << 40;  // uncapped: every candidate kept, as before the cap
+  const auto g = kkperm::spgemm_features(d, d, p);
+  EXPECT_EQ(g.at("spgemm_sample_rows"), 1024);
+  EXPECT_GT(g.at("spgemm_nnz_ratio_estimate"), 0.0);
+  expect_same(g, kkperm::spgemm_features_serial(A, A, p), "arrow, uncapped");
 }

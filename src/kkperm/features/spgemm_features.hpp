@@ -9,9 +9,14 @@
  *  - F_i counts duplicate entries of A each time; std is the population standard deviation.
  *  - bins use F_i alone: ≤ thread_max, ≤ warp_max, ≤ team_max, above (parameters; defaults are
  *    the ESC kernel's thresholds; the ESC kernel itself bins by max(F_i, nnz(A row i))).
- *  - nnz ratio estimate: exact on S = min(n, sample_rows) rows i_s = ⌊s·n/S⌋, s = 0..S-1:
- *    Σ_s nnz(C row i_s) / Σ_s F_{i_s} (0 when the sampled work is 0). On the device the sample
- *    rows are gathered and counted by the ESC symbolic count pass (exact, integer).
+ *  - nnz ratio estimate: exact on the kept rows of the candidates i_s = ⌊s·n/S⌋, s = 0..S-1,
+ *    S = min(n, sample_rows): Σ nnz(C row i_s) / Σ F_{i_s} over the candidates with F_{i_s} ≤
+ *    ⌊budget / S⌋, budget = sample_work_max or, when 0, nnz(A) + nnz(B) (0 when the kept work
+ *    is 0). spgemm_sample_rows reports how many candidates were kept. The cap keeps the
+ *    estimate cheap: on an arrow matrix every row of A·A meets the dense rows (F_i ~ 2n), and
+ *    the uncapped 1024-row sample took 11 s for n = 1e5 on the CPU (and over a minute for the
+ *    1e6-row arrow on an H100, run 90); there it now keeps no row. On the device the kept rows
+ *    are gathered and counted by the ESC symbolic count pass (exact, integer).
  * Preconditions: A.numCols() == B.numRows(); columns in range (checked).
  */
 #include <Kokkos_Core.hpp>
@@ -34,12 +39,16 @@ struct SpgemmFeatureParams {
   std::int64_t warp_max = 736;
   std::int64_t team_max = 6144;
   std::int64_t sample_rows = 1024;  ///< rows sampled for the nnz(C)/ΣF estimate
+  /// Work budget of that sample (0 = nnz(A) + nnz(B)): candidate rows with F_i above budget /
+  /// sample count are left out.
+  std::int64_t sample_work_max = 0;
 
   void check(const char* who) const {
     KKPERM_REQUIRE(thread_max >= 0 && thread_max <= warp_max && warp_max <= team_max,
                    who << ": bin thresholds must satisfy 0 <= thread_max <= warp_max <= team_max");
     KKPERM_REQUIRE(sample_rows >= 1 && sample_rows <= (std::int64_t(1) << 31),
                    who << ": sample_rows must be in [1, 2^31], got " << sample_rows);
+    KKPERM_REQUIRE(sample_work_max >= 0, who << ": sample_work_max must be >= 0 (0 = automatic), got " << sample_work_max);
   }
 };
 
@@ -66,6 +75,12 @@ inline FeatureVector make_spgemm_vector(const IntStat& w, const std::int64_t bin
 /// i_s = ⌊s·n/S⌋; s < S ≤ 2^31 and n < 2^31 keep s·n below 2^62 (exact in int64, device-safe).
 KOKKOS_INLINE_FUNCTION std::int64_t sample_row(std::int64_t s, std::int64_t n, std::int64_t S) {
   return (s * n) / S;
+}
+/// Largest work of a kept sample row: ⌊budget / S⌋ (see spgemm_features).
+inline std::int64_t sample_row_cap(const SpgemmFeatureParams& p, std::int64_t nnz_a, std::int64_t nnz_b,
+                                   std::int64_t S) {
+  const std::int64_t budget = p.sample_work_max > 0 ? p.sample_work_max : nnz_a + nnz_b;
+  return S > 0 ? budget / S : 0;
 }
 }  // namespace detail
 
@@ -100,9 +115,29 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
   std::int64_t bins[4];
   for (int b = 0; b < 4; ++b) bins[b] = acc.s[1 + b].count;
 
-  // nnz(C)/ΣF on a deterministic row sample: gather the rows, count with the ESC count pass.
-  const std::int64_t S = n < p.sample_rows ? n : p.sample_rows;
+  // nnz(C)/ΣF on a deterministic row sample: the candidates' work, the kept rows (host, S
+  // values), gathered and counted with the ESC count pass.
+  const std::int64_t S0 = n < p.sample_rows ? n : p.sample_rows;
+  std::int64_t S = 0;
   double ratio = 0.0;
+  Kokkos::View<std::int64_t*, typename Matrix::memory_space> kept("kkperm::features::sample_rows", S0);
+  if (S0 > 0) {
+    Kokkos::View<std::int64_t*, typename Matrix::memory_space> cw("kkperm::features::sample_work", S0);
+    Kokkos::parallel_for(
+        "kkperm::features::sample_work", Kokkos::RangePolicy<exec>(0, S0), KOKKOS_LAMBDA(const std::int64_t s) {
+          const std::int64_t i = detail::sample_row(s, n, S0);
+          std::int64_t f = 0;
+          for (auto q = rowA(i); q < rowA(i + 1); ++q) f += static_cast<std::int64_t>(rowB(entA(q) + 1) - rowB(entA(q)));
+          cw(s) = f;
+        });
+    const auto hw = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cw);
+    const std::int64_t cap = detail::sample_row_cap(p, static_cast<std::int64_t>(A.nnz()),
+                                                    static_cast<std::int64_t>(B.nnz()), S0);
+    auto hk = Kokkos::create_mirror_view(kept);
+    for (std::int64_t s = 0; s < S0; ++s)  // O(S) host work
+      if (hw(s) <= cap) hk(S++) = detail::sample_row(s, n, S0);
+    Kokkos::deep_copy(kept, hk);
+  }
   if (S > 0) {
     using rowmap_t = typename Matrix::row_map_type::non_const_type;
     using entries_t = typename Matrix::index_type::non_const_type;
@@ -111,7 +146,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
     Kokkos::parallel_scan(
         "kkperm::features::sample_scan", Kokkos::RangePolicy<exec>(0, S),
         KOKKOS_LAMBDA(const std::int64_t s, std::int64_t& upd, const bool final) {
-          const std::int64_t i = detail::sample_row(s, n, S);
+          const std::int64_t i = kept(s);
           upd += static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
           if (final) rs(s + 1) = static_cast<offset_t>(upd);
         });
@@ -122,7 +157,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
     Kokkos::parallel_for(
         "kkperm::features::sample_gather", Kokkos::RangePolicy<exec>(0, S),
         KOKKOS_LAMBDA(const std::int64_t s) {
-          const std::int64_t i = detail::sample_row(s, n, S);
+          const std::int64_t i = kept(s);
           const auto b = rowA(i);
           for (auto q = b; q < rowA(i + 1); ++q) es(rs(s) + (q - b)) = entA(q);
         });
@@ -154,7 +189,13 @@ FeatureVector spgemm_features_serial(const HostCsr<V, O, F>& A, const HostCsr<V,
     ++bins[spgemm::esc_impl::bin_of(f, p.thread_max, p.warp_max, p.team_max)];
   }
   const std::int64_t n = A.num_rows;
-  const std::int64_t S = n < p.sample_rows ? n : p.sample_rows;
+  const std::int64_t S0 = n < p.sample_rows ? n : p.sample_rows;
+  const std::int64_t cap = detail::sample_row_cap(p, static_cast<std::int64_t>(A.nnz()),
+                                                  static_cast<std::int64_t>(B.nnz()), S0);
+  std::vector<std::int64_t> kept;
+  for (std::int64_t s = 0; s < S0; ++s)
+    if (w[detail::sample_row(s, n, S0)] <= cap) kept.push_back(detail::sample_row(s, n, S0));
+  const std::int64_t S = static_cast<std::int64_t>(kept.size());
   double ratio = 0.0;
   if (S > 0) {
     HostCsr<V, O, F> As;
@@ -162,7 +203,7 @@ FeatureVector spgemm_features_serial(const HostCsr<V, O, F>& A, const HostCsr<V,
     As.num_cols = A.num_cols;
     As.row_map.assign(static_cast<std::size_t>(S) + 1, 0);
     for (std::int64_t s = 0; s < S; ++s) {
-      const std::int64_t i = detail::sample_row(s, n, S);
+      const std::int64_t i = kept[s];
       for (F q = A.row_map[i]; q < A.row_map[i + 1]; ++q) {
         As.entries.push_back(A.entries[q]);
         As.values.push_back(V(0));
