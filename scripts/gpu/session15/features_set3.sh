@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 15 device call: feature set 3 (SpGEMM features of C = A·A) in SpMV-equivalents next to
 # sets 1 and 2, on the 11-matrix generated set of sessions 5-15 (`kkperm_features --perms none
-# --repeat 10 --warmup 3`, ROUNDS times, default 2).
-# Carry: $S15_CARRY (default .carry/s15f) with new/kkperm_features and matrices/.
+# --repeat 10 --warmup 3`, ROUNDS times, default 2), after the carried test executables.
+# Carry: $S15_CARRY (default .carry/s15f) with new/kkperm_features [, new/kkperm_test_*] and
+# matrices/. Run 90: before the sample's work cap; run 91: with it.
 # Usage (GPU host, repo root): [S15_CARRY=...] [ROUNDS=2] [DEADLINE_S=400]
 #   bash scripts/gpu/session15/features_set3.sh TAG -> $OUT/TAG.tgz
 set -uo pipefail
@@ -21,5 +22,6 @@ export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
 source scripts/gpu/session5/setup.sh
 s5_gens "$KKPERM_MATRICES_DIR/real"
 source scripts/gpu/lib/session_common.sh
+run_tests 240
 VARIANTS=new feature_rounds
 tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
