@@ -15,6 +15,24 @@
 # ncu_gens PERMS [NCU ARGS...]: for each generator spec in NCU_GENS (unless late), ncu kernel
 #   times (duration, registers, grid, warps active) of one `NEW/kkperm_features --perms PERMS`
 #   run, extra ncu arguments (e.g. a kernel filter) passed on, into R/ncu_<i>.txt.gz.
+# feature_setup CARRY TAG: unpacks CARRY/bin.tgz unless CARRY/new exists; sets C (CARRY), NEW
+#   (C/new), OLD (C/old), R ($OUT/TAG, created) and DEADLINE_S (default 480); writes nvidia-smi
+#   and the UTC date into R; exports the carried matrices (KKPERM_MATRICES_DIR) and fills
+#   S5_GENS (the 11-matrix generated set, scripts/gpu/session5/setup.sh).
+feature_setup() {
+  C=$1
+  [[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
+  NEW=$C/new
+  OLD=$C/old
+  R=$OUT/$2
+  mkdir -p "$R"
+  DEADLINE_S=${DEADLINE_S:-480}
+  nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+  date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
+  export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
+  source scripts/gpu/session5/setup.sh
+  s5_gens "$KKPERM_MATRICES_DIR/real"
+}
 late() { (( SECONDS > DEADLINE_S )) && { echo "skipped (deadline): $*" >> "$R/runs.txt"; return 0; }; return 1; }
 res_usage() {
   cuobjdump -res-usage ${2:-$NEW/kkperm_features} 2>&1 | grep -A1 "$1" \
@@ -23,6 +41,7 @@ res_usage() {
 run_tests() {
   local t
   for t in $NEW/kkperm_test_*; do
+    [[ -x $t ]] || continue  # no test executables carried
     late "$t" && continue
     timeout ${1:-300} $t > "$R/$(basename $t).log" 2>&1
     echo "test $(basename $t) rc=$?" >> "$R/runs.txt"

@@ -17,20 +17,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-pass15}
-C=${S15_CARRY:-.carry/s15}
-[[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
-NEW=$C/new
-OLD=$C/old
-R=$OUT/$TAG
-mkdir -p "$R"
-DEADLINE_S=${DEADLINE_S:-480}
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
-M=$KKPERM_MATRICES_DIR/real
-source scripts/gpu/session5/setup.sh  # s5_gens: the 11-matrix generated set of sessions 5-14
-s5_gens "$M"
-source scripts/gpu/lib/session_common.sh  # late, res_usage, run_tests, feature_rounds
+source scripts/gpu/lib/session_common.sh  # feature_setup, late, res_usage, run_tests, feature_rounds
+feature_setup "${S15_CARRY:-.carry/s15}" "$TAG"
 VARIANTS=${VARIANTS:-old new}
 for v in $VARIANTS; do res_usage "rows_staged_pass\|row_pass_entries\|reduce_rows_staged" "$C/$v/kkperm_features" "res_usage_$v.txt"; done
 for v in $VARIANTS; do

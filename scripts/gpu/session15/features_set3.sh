@@ -9,19 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-set3}
-C=${S15_CARRY:-.carry/s15f}
-[[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
-NEW=$C/new
-OLD=$C/new
-R=$OUT/$TAG
-mkdir -p "$R"
-DEADLINE_S=${DEADLINE_S:-400}
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
-source scripts/gpu/session5/setup.sh
-s5_gens "$KKPERM_MATRICES_DIR/real"
-source scripts/gpu/lib/session_common.sh
+source scripts/gpu/lib/session_common.sh  # feature_setup, late, res_usage, run_tests, feature_rounds
+feature_setup "${S15_CARRY:-.carry/s15f}" "$TAG"
 run_tests 240
 VARIANTS=new feature_rounds
 tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
