@@ -15,23 +15,41 @@
 # ncu_gens PERMS [NCU ARGS...]: for each generator spec in NCU_GENS (unless late), ncu kernel
 #   times (duration, registers, grid, warps active) of one `NEW/kkperm_features --perms PERMS`
 #   run, extra ncu arguments (e.g. a kernel filter) passed on, into R/ncu_<i>.txt.gz.
-# feature_setup CARRY TAG: unpacks CARRY/bin.tgz unless CARRY/new exists; sets C (CARRY), NEW
-#   (C/new), OLD (C/old), R ($OUT/TAG, created) and DEADLINE_S (default 480); writes nvidia-smi
-#   and the UTC date into R; exports the carried matrices (KKPERM_MATRICES_DIR) and fills
-#   S5_GENS (the 11-matrix generated set, scripts/gpu/session5/setup.sh).
-feature_setup() {
+# carry_setup CARRY TAG [DEADLINE]: unpacks CARRY/bin.tgz unless CARRY/new exists; sets C
+#   (CARRY), NEW (C/new), OLD (C/old), R ($OUT/TAG, created) and DEADLINE_S (default DEADLINE,
+#   else 480); writes nvidia-smi and the UTC date into R; exports the carried matrices
+#   (KKPERM_MATRICES_DIR, KKPERM_MATRICES).
+# feature_setup CARRY TAG: carry_setup, then S5_GENS (the 11-matrix generated set,
+#   scripts/gpu/session5/setup.sh).
+# variant_tests [TIMEOUT]: run_tests for each variant of VARIANTS but old (folders beside NEW),
+#   each log renamed <test>_<variant>.log.
+carry_setup() {
   C=$1
   [[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
   NEW=$C/new
   OLD=$C/old
   R=$OUT/$2
   mkdir -p "$R"
-  DEADLINE_S=${DEADLINE_S:-480}
+  DEADLINE_S=${DEADLINE_S:-${3:-480}}
   nvidia-smi > "$R/nvidia-smi.txt" 2>&1
   date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
   export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
+}
+feature_setup() {
+  carry_setup "$1" "$2"
   source scripts/gpu/session5/setup.sh
   s5_gens "$KKPERM_MATRICES_DIR/real"
+}
+variant_tests() {
+  local v t n
+  for v in ${VARIANTS:-old new}; do
+    [[ $v == old ]] && continue
+    NEW=$C/$v run_tests ${1:-300}
+    for t in "$C/$v"/kkperm_test_*; do
+      n=$(basename "$t")
+      [[ -f $R/$n.log ]] && mv "$R/$n.log" "$R/${n}_$v.log"
+    done
+  done
 }
 late() { (( SECONDS > DEADLINE_S )) && { echo "skipped (deadline): $*" >> "$R/runs.txt"; return 0; }; return 1; }
 res_usage() {

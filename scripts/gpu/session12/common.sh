@@ -3,15 +3,5 @@
 # candidate test; matrices/: the carried shared/matrices), sets C, NEW, R ($OUT/TAG), DEADLINE_S
 # (default 540), exports KKPERM_MATRICES_DIR / KKPERM_MATRICES, records the GPU and the UTC date
 # in R. late and res_usage come from scripts/gpu/lib/session_common.sh.
-s12_setup() {
-  C=${S12_CARRY:-.carry/s12}
-  [[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"
-  NEW=$C/new
-  R=$OUT/$1
-  mkdir -p "$R"
-  DEADLINE_S=${DEADLINE_S:-540}
-  nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-  date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-  export KKPERM_MATRICES_DIR=$PWD/$C/matrices KKPERM_MATRICES=$PWD/$C/matrices
-}
+s12_setup() { carry_setup "${S12_CARRY:-.carry/s12}" "$1" 540; }
 source scripts/gpu/lib/session_common.sh  # late, res_usage

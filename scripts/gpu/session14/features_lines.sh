@@ -38,14 +38,7 @@ s5_gens "$M"
 source scripts/gpu/lib/session_common.sh  # late, res_usage, run_tests, feature_rounds, ncu_gens
 VARIANTS=${VARIANTS:-old new}
 for v in $VARIANTS; do res_usage RowPassAcc "$C/$v/kkperm_features" "res_usage_$v.txt"; done
-for v in $VARIANTS; do
-  [[ $v == old ]] && continue
-  NEW=$C/$v run_tests 240
-  for t in "$C/$v"/kkperm_test_*; do
-    n=$(basename "$t")
-    [[ -f $R/$n.log ]] && mv "$R/$n.log" "$R/${n}_$v.log"
-  done
-done
+variant_tests 240
 feature_rounds --line-counts "${LINE_COUNTS:-stripes,bitmap}" --row-pass entries,rows
 i=0
 for g in ${NCU_GENS:-}; do

@@ -21,14 +21,7 @@ source scripts/gpu/lib/session_common.sh  # feature_setup, late, res_usage, run_
 feature_setup "${S15_CARRY:-.carry/s15}" "$TAG"
 VARIANTS=${VARIANTS:-old new}
 for v in $VARIANTS; do res_usage "rows_staged_pass\|row_pass_entries\|reduce_rows_staged" "$C/$v/kkperm_features" "res_usage_$v.txt"; done
-for v in $VARIANTS; do
-  [[ $v == old ]] && continue
-  NEW=$C/$v run_tests 240
-  for t in "$C/$v"/kkperm_test_*; do
-    n=$(basename "$t")
-    [[ -f $R/$n.log ]] && mv "$R/$n.log" "$R/${n}_$v.log"
-  done
-done
+variant_tests 240
 feature_rounds --row-pass entries,rows
 i=0
 for g in ${NCU_GENS:-}; do
