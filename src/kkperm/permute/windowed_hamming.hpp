@@ -32,6 +32,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kkperm/core/workspace.hpp"
 #include "kkperm/features/int_stats.hpp"
 #include "kkperm/permute/device_sort.hpp"
 #include "kkperm/permute/permutation.hpp"
@@ -147,7 +148,7 @@ struct ChunkGreedy {
   using mem_t = typename Matrix::memory_space;
   using row_map_t = typename Matrix::row_map_type;
   using entries_t = typename Matrix::index_type;
-  using IView = Kokkos::View<std::int64_t*, mem_t>;
+  using IView = Kokkos::View<std::int64_t*, mem_t, Kokkos::MemoryUnmanaged>;  // workspace arrays
   using member_t = typename Kokkos::TeamPolicy<exec_t>::member_type;
   template <class T>
   using SView = Kokkos::View<T*, typename exec_t::scratch_memory_space,
@@ -157,10 +158,10 @@ struct ChunkGreedy {
   entries_t entries;
   IView load, ord;
   Kokkos::View<O*, mem_t> out;  ///< the result, perm (new -> old)
-  Kokkos::View<O*, mem_t> row_lines;  ///< distinct lines of every row (by row id)
+  Kokkos::View<O*, mem_t, Kokkos::MemoryUnmanaged> row_lines;  ///< distinct lines of every row (by row id)
   Kokkos::View<int*, mem_t> paths;    ///< ChunkPath per chunk when extent > 0
   /// Chunk c holds sorted positions [cstart(c), cstart(c + 1)), at most `chunk` of them.
-  Kokkos::View<std::int64_t*, mem_t> cstart;
+  IView cstart;
   std::int64_t chunk = 0, cap = 0, region_words = 0;
   int nw = 1, mode = 0, level = 0, mask_words = 0;
   /// Packed single-reduction keys: field widths (bits) and the tie's upper bound for the
@@ -521,14 +522,13 @@ struct WindowedOptions {
  * exceed B by at most its last group's, and B = 0 (no line bound) gives the fixed chunks.
  * `max_chunk_lines` receives the heaviest chunk's line total (which sizes the line cache).
  */
-template <class Exec, class Mem, class O>
-Kokkos::View<std::int64_t*, Mem> chunk_boundaries(const Kokkos::View<std::int64_t*, Mem>& ord,
-                                                   const Kokkos::View<O*, Mem>& row_lines, std::int64_t n,
-                                                   int nw, std::int64_t C, std::int64_t B,
-                                                   std::int64_t& max_chunk_lines) {
+template <class Exec, class OrdView, class LinesView, class Buf>
+Buf chunk_boundaries(const OrdView& ord, const LinesView& row_lines, std::int64_t n, int nw, std::int64_t C,
+                     std::int64_t B, std::int64_t& max_chunk_lines, const Buf& pre, const Buf& starts) {
   const std::int64_t G = (n + nw - 1) / nw;
+  KKPERM_ASSERT(static_cast<std::int64_t>(pre.extent(0)) >= G + 1 && static_cast<std::int64_t>(starts.extent(0)) >= G + 1,
+                "chunk_boundaries: buffers shorter than " << G + 1);
   // pre(g): lines of groups [0, g), g = 0..G.
-  Kokkos::View<std::int64_t*, Mem> pre(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::group_lines"), G + 1);
   Kokkos::parallel_scan(
       "kkperm::permute::group_lines", Kokkos::RangePolicy<Exec>(0, G),
       KOKKOS_LAMBDA(const std::int64_t g, std::int64_t& part, const bool final) {
@@ -537,7 +537,6 @@ Kokkos::View<std::int64_t*, Mem> chunk_boundaries(const Kokkos::View<std::int64_
         for (std::int64_t p = g * nw; p < e; ++p) part += static_cast<std::int64_t>(row_lines(ord(p)));
         if (final && g == G - 1) pre(G) = part;
       });
-  Kokkos::View<std::int64_t*, Mem> starts(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::chunk_starts"), G + 1);
   std::int64_t count = 0;
   Kokkos::parallel_scan(
       "kkperm::permute::chunk_starts", Kokkos::RangePolicy<Exec>(0, G),
@@ -558,7 +557,7 @@ Kokkos::View<std::int64_t*, Mem> chunk_boundaries(const Kokkos::View<std::int64_
         if (lines > mx) mx = lines;
       },
       Kokkos::Max<std::int64_t>(max_chunk_lines));
-  return Kokkos::subview(starts, std::make_pair(std::int64_t(0), count + 1));
+  return Buf(starts.data(), count + 1);
 }
 
 /**
@@ -572,7 +571,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   using exec_t = typename Matrix::execution_space;
   using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
-  using IView = Kokkos::View<std::int64_t*, mem_t>;
+  using IView = typename ChunkGreedy<Matrix>::IView;
   const int mode = greedy_mode_of(kind);
   const std::int64_t n = A.numRows();
   Kokkos::View<O*, mem_t> result(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::windowed"), n);
@@ -580,12 +579,19 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   const int nw = params.feature.warps_per_block;
   const O cpl = static_cast<O>(params.feature.cols_per_line(sizeof(typename Matrix::non_const_value_type)));
   const LineOf<O> line(cpl);
-  IView load(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::load"), n);
+  // Temporaries from the reusable workspace (no cudaMalloc / cudaFree per build): loads, sorted
+  // order, sort keys, row line counts, group line prefix and chunk starts.
+  using ws_t = Workspace<mem_t>;
+  const std::int64_t G = (n + nw - 1) / nw;
+  ws_t ws(3 * ws_t::template bytes_for<std::int64_t>(n) + ws_t::template bytes_for<O>(n) +
+          2 * ws_t::template bytes_for<std::int64_t>(G + 1));
+  IView load = ws.template take<std::int64_t>(n);
   const std::int64_t max_load = fill_loads(A, params.feature.warp_size, load);  // loads and max, one pass
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
 
-  IView ord(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::ord"), n);
+  IView ord = ws.template take<std::int64_t>(n);
+  const auto keys_raw = ws.template take<std::int64_t>(n);
   if (!ord_override.empty()) {
     KKPERM_REQUIRE(static_cast<std::int64_t>(ord_override.size()) == n,
                    "kkperm::windowed_hamming_order: order override has " << ord_override.size()
@@ -602,7 +608,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     const int s0 = std::min(32, (sbits + 1) / 2), s1 = std::min(32, sbits - s0);
     const std::uint64_t seed0 = mix64(params.seed);
     const std::uint64_t n_lines = (static_cast<std::uint64_t>(A.numCols()) + cpl - 1) / cpl;
-    Kokkos::View<std::uint64_t*, mem_t> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::keys"), n);
+    Kokkos::View<std::uint64_t*, mem_t, Kokkos::MemoryUnmanaged> keys(reinterpret_cast<std::uint64_t*>(keys_raw.data()), n);
     Kokkos::parallel_for(
         "kkperm::permute::minhash", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           std::uint32_t h0 = 0xFFFFFFFFu;
@@ -636,8 +642,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   using greedy_t = ChunkGreedy<Matrix>;
   using policy_t = Kokkos::TeamPolicy<exec_t>;
   // Distinct lines of every row (the line cache's list lengths, and the chunks' line bound).
-  Kokkos::View<O*, mem_t> row_lines(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::row_lines"), n);
+  const Kokkos::View<O*, mem_t, Kokkos::MemoryUnmanaged> row_lines = ws.template take<O>(n);
   Kokkos::parallel_for(
       "kkperm::permute::row_lines", Kokkos::RangePolicy<exec_t>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
@@ -649,7 +654,9 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
         row_lines(i) = cnt;
       });
   std::int64_t max_chunk_lines = 0;
-  const auto cstart = chunk_boundaries<exec_t>(ord, row_lines, n, nw, chunk, params.chunk_lines, max_chunk_lines);
+  const IView cstart = chunk_boundaries<exec_t>(ord, row_lines, n, nw, chunk, params.chunk_lines, max_chunk_lines,
+                                                IView(ws.template take<std::int64_t>(G + 1)),
+                                                IView(ws.template take<std::int64_t>(G + 1)));
   const std::int64_t n_chunks = static_cast<std::int64_t>(cstart.extent(0)) - 1;
   KKPERM_REQUIRE(
       n_chunks <= std::numeric_limits<int>::max(),
