@@ -24,6 +24,11 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.block_team_size = static_cast<int>(opt.get_double("--esc-block-threads", 256));
   o.esc.global_team_size = static_cast<int>(opt.get_double("--esc-global-threads", 512));
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
+  o.esc.warp_rows = !opt.has("--esc-team-rows");
+  o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
+  o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
+  const double stash_mib = opt.get_double("--esc-stash-mib", -1);
+  if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
   if (slot_mib >= 0) o.esc.slot_map_limit_bytes = static_cast<std::size_t>(slot_mib * 1048576.0);
   const double gather_mib = opt.get_double("--esc-gather-mib", -1);
@@ -98,6 +103,16 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "0"},
           {"--esc-team-sort", "",
            "ESC symbolic warp/block bins: bitonic sort of the expanded row (default: hash table)"},
+          {"--esc-team-rows", "",
+           "ESC warp bin on one 32-thread team per row (default: warp-row kernels, up to 8 rows "
+           "per team)"},
+          {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: rows (warps) per team, 1..8", "8"},
+          {"--esc-stash-mib", "N",
+           "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
+           "hashing passes; default 1024)",
+           "-1"},
+          {"--esc-fold-thread-below", "N",
+           "ESC: thread-bin rows join the warp-row launch when the thread bin has fewer rows", "32768"},
           {"--kk-max-row-work", "N",
            "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
            "262144"},

@@ -49,6 +49,20 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig search_perm = perm;
   search_perm.slot_map_limit_bytes = 0;
   out.emplace_back("tiny_bins_permuted_search", search_perm);
+  // warp bin on one team per row (the kernels before the warp-row ones), and warp-row kernels
+  // without the thread bin folded into them (the defaults fold it: test inputs are small)
+  EscConfig team_rows = tiny;
+  team_rows.warp_rows = false;
+  out.emplace_back("tiny_bins_team_rows", team_rows);
+  EscConfig no_fold = tiny;
+  no_fold.fold_thread_bin_below = 0;
+  out.emplace_back("tiny_bins_no_fold", no_fold);
+  EscConfig two_pass = tiny;  // the warp-row range hashed in both passes (no single-pass stash)
+  two_pass.stash_limit_bytes = 0;
+  out.emplace_back("tiny_bins_two_pass", two_pass);
+  EscConfig no_fold_search = search_perm;
+  no_fold_search.fold_thread_bin_below = 0;
+  out.emplace_back("tiny_bins_permuted_search_no_fold", no_fold_search);
   return out;
 }
 
@@ -192,10 +206,13 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
   const auto A2 = revalue(A, seed + 5), B2 = revalue(B, seed + 6);
   const auto ref2 = reference_multiply(A2, B2);
   const auto dA2 = kkperm::to_device<Matrix>(A2), dB2 = kkperm::to_device<Matrix>(B2);
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 12; ++variant) {
     EscConfig cfg;
     cfg.output_order = variant % 2 ? EscOutputOrder::permuted_then_restore : EscOutputOrder::direct;
-    if (variant >= 2) cfg.slot_map_limit_bytes = 0;  // numeric by binary search
+    if (variant % 4 >= 2) cfg.slot_map_limit_bytes = 0;  // numeric by binary search
+    // 0-3: warp-row kernels, thread bin folded in; 4-7: not folded; 8-11: one team per row
+    if (variant >= 4 && variant < 8) cfg.fold_thread_bin_below = 0;
+    if (variant >= 8) cfg.warp_rows = false;
     cfg.global_buffer_bytes = 16 * 1024;  // the 6145 and 9000 rows each get their own chunk
     const std::string what = "bin crossing, variant " + std::to_string(variant);
     EscSpgemm<Matrix> esc(cfg);
@@ -222,6 +239,10 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     EXPECT_EQ(s.bin_max_work[1], 736);
     EXPECT_EQ(s.bin_max_work[2], 6144);
     EXPECT_EQ(s.bin_max_work[3], 9000);
+    EXPECT_EQ(s.warp_row_rows, variant < 4 ? 7 : (variant < 8 ? 3 : 0)) << what;
+    EXPECT_EQ(s.thread_bin_folded, variant < 4) << what;
+    // single-pass stash of the warp-row range: Σ F_i of its rows, 4-byte columns
+    EXPECT_EQ(s.stash_bytes, variant < 4 ? 1568u * 4 : (variant < 8 ? 1504u * 4 : 0u)) << what;
     // the plan: rows grouped by bin, in increasing row order inside each bin
     std::vector<int> expect_perm;
     for (int b = 0; b < 4; ++b)
@@ -377,6 +398,17 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EXPECT_THROW(esc.numeric(T, T), std::invalid_argument);
   }
   EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);
+  // symbolic(..., analyzed = true) needs analyze() on the same matrices just before, once
+  {
+    EscSpgemm<Matrix> e2;
+    EXPECT_THROW(e2.symbolic(S, S, /*analyzed=*/true), std::invalid_argument);
+    e2.analyze(S, S);
+    EXPECT_THROW(e2.symbolic(S, A, /*analyzed=*/true), std::invalid_argument);  // other B
+    e2.analyze(S, S);
+    e2.symbolic(S, S, /*analyzed=*/true);
+    EXPECT_THROW(e2.symbolic(S, S, /*analyzed=*/true), std::invalid_argument);  // analysis used up
+    EXPECT_THROW(e2.analyze(A, B), std::invalid_argument);                     // dimension mismatch
+  }
   // memory limit: a too-large product is refused before allocating C
   EscConfig small;
   small.memory_limit_bytes = 64;

@@ -159,15 +159,27 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
           Kokkos::atomic_or(&starts(b / 32), std::uint32_t(1u) << (b % 32));
         }
       });
+  // Each thread checks kPer entries a chunk apart (coalesced): one entry per thread ran in
+  // 64-thread blocks at 27 % occupancy, 44 us for 4.4 M entries (H100 run 97, ncu).
+  constexpr std::int64_t kPer = 8;
+  const std::int64_t nnz64 = static_cast<std::int64_t>(nnz_total);
+  const std::int64_t chunk = (nnz64 + kPer - 1) / kPer;
   if (nnz_total > 0)
     Kokkos::parallel_for(
-        "kkperm::check_crs::entries", Kokkos::RangePolicy<exec_t>(0, static_cast<std::int64_t>(nnz_total)),
-        KOKKOS_LAMBDA(const std::int64_t k) {
-          const ordinal_t c = entries(k);
-          bool bad = c < 0 || c >= m;
-          if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 && entries(k - 1) >= c)
-            bad = true;
-          if (bad) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz_total - k));
+        "kkperm::check_crs::entries", Kokkos::RangePolicy<exec_t>(0, chunk),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          std::int64_t worst = -1;  // first bad entry of this thread (smallest k)
+          for (std::int64_t j = kPer - 1; j >= 0; --j) {
+            const std::int64_t k = t + j * chunk;
+            if (k >= nnz64) continue;
+            const ordinal_t c = entries(k);
+            bool bad = c < 0 || c >= m;
+            if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 &&
+                entries(k - 1) >= c)
+              bad = true;
+            if (bad) worst = k;
+          }
+          if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
         });
   std::uint64_t hv[2] = {0, 0};
   Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hv, 2), verdict);

@@ -123,6 +123,35 @@ KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
 #endif
 }
 
+/// v of lane `src` of the warp (host: v itself); 4- or 8-byte integers. Every lane calls it.
+template <class T>
+KOKKOS_INLINE_FUNCTION T warp_shfl_idx(T v, int src, int W) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8) {
+    return static_cast<T>(__shfl_sync(0xffffffffu, static_cast<long long>(v), src, W));
+  } else {
+    static_assert(sizeof(T) == 4, "warp_shfl_idx: 4- or 8-byte integers");
+    return static_cast<T>(__shfl_sync(0xffffffffu, static_cast<int>(v), src, W));
+  }
+#else
+  (void)src;
+  (void)W;
+  return v;
+#endif
+}
+
+/// Sum of v over the W lanes of the warp, on every lane (host: v).
+KOKKOS_INLINE_FUNCTION std::int64_t warp_sum(std::int64_t v, int W) {
+#if defined(__CUDA_ARCH__)
+  long long x = v;
+  for (int d = W / 2; d >= 1; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d, W);
+  return static_cast<std::int64_t>(x);
+#else
+  (void)W;
+  return v;
+#endif
+}
+
 /// v of lane (this lane + d) within groups of W lanes (undefined for the last d lanes of a
 /// group; host: v itself); 4-byte integers.
 KOKKOS_INLINE_FUNCTION int warp_shfl_down(int v, int d, int W) {

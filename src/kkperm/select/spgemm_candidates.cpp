@@ -59,7 +59,10 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " last_numeric_used_gather=" << s.numeric_used_gather << " gather_lanes=" << s.gather_lanes
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes
-       << " peak_bytes=" << s.peak_bytes;
+       << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows
+       << " thread_bin_folded=" << s.thread_bin_folded << " phases_ms=" << 1e3 * s.analysis_s << "/"
+       << 1e3 * s.reorder_s << "/" << 1e3 * s.count_s << "/" << 1e3 * s.fill_s << "/"
+       << 1e3 * s.slot_build_s << "/" << 1e3 * s.numeric_s;
     return os.str();
   }
   double extra_bytes() const override {
@@ -75,9 +78,16 @@ class EscPlan final : public SpgemmPlan<Matrix> {
   const spgemm::EscStats& stats() const { return esc_.stats(); }
 
  protected:
+  SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B) override {
+    SpgemmWorkEstimate e = spgemm_work_sizes(A, B);
+    const auto sw = esc_.analyze(A, B);  // kept: symbolic_impl does not repeat it
+    e.sum_work = sw[0];
+    e.max_work = sw[1];
+    return e;
+  }
   void symbolic_impl(const Matrix& A, const Matrix& B) override {
     try {
-      esc_.symbolic(A, B);
+      esc_.symbolic(A, B, /*analyzed=*/true);
     } catch (const spgemm::EscCapacityError& e) {  // does not fit: skipped with the estimate
       throw CandidateNotApplicable(this->name() + ": " + e.what());
     }

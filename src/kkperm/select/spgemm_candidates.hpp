@@ -74,14 +74,21 @@ struct SpgemmWorkEstimate {
   std::int64_t max_work = 0;  ///< max F_i
 };
 
+/// The estimate's sizes (everything but the work sums).
 template <class Matrix>
-SpgemmWorkEstimate estimate_spgemm_work(const Matrix& A, const Matrix& B) {
+SpgemmWorkEstimate spgemm_work_sizes(const Matrix& A, const Matrix& B) {
   SpgemmWorkEstimate e;
   e.num_rows = A.numRows();
   e.inner = A.numCols();
   e.num_cols = B.numCols();
   e.nnz_a = A.nnz();
   e.nnz_b = B.nnz();
+  return e;
+}
+
+template <class Matrix>
+SpgemmWorkEstimate estimate_spgemm_work(const Matrix& A, const Matrix& B) {
+  SpgemmWorkEstimate e = spgemm_work_sizes(A, B);
   Kokkos::View<std::int64_t*, typename Matrix::device_type> w(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spgemm::guard_work"), A.numRows());
   spgemm::esc_impl::row_work<typename Matrix::execution_space>(
@@ -157,7 +164,7 @@ class SpgemmPlan {
     const bool sorted = !info(candidate_).accepts_unsorted;
     validate(A, (who + ": A").c_str(), sorted);
     validate(B, (who + ": B").c_str(), sorted);
-    est_ = estimate_spgemm_work(A, B);
+    est_ = estimate_impl(A, B);
     const std::string reason =
         spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
                             opts_.guard);
@@ -192,6 +199,12 @@ class SpgemmPlan {
   virtual double reorder_ms() const { return 0.0; }
 
  protected:
+  /// The guard's work estimate; a candidate that needs the same pass anyway (ESC) overrides this
+  /// to keep what it computed. A and B are validated when it is called.
+  virtual SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B) {
+    return estimate_spgemm_work(A, B);
+  }
+  /// Runs right after estimate_impl(A, B) with the same matrices.
   virtual void symbolic_impl(const Matrix& A, const Matrix& B) = 0;
   virtual void numeric_impl(const Matrix& A, const Matrix& B) = 0;
   const SpgemmPlanOptions& options() const { return opts_; }

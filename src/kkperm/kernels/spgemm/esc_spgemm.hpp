@@ -21,6 +21,13 @@
  *     threads, the row's columns inserted into a hash table in scratch (level 0 when it fits,
  *     level 1 otherwise; reported): count = inserts, fill = compact + sort only the unique
  *     columns (with drop_zeros: expanded row bitonic-sorted in scratch, reduced by key);
+ *     by default (warp_rows) the warp bin instead runs on the warp-row kernels
+ *     (esc_warp_rows.hpp): one CUDA warp per row, up to warp_rows_per_team rows per team,
+ *     products flattened across the warp with shuffles (no team scan or barrier), the hash table
+ *     in the warp's share of team scratch, compaction by ballots, a warp flip-bitonic sort; the
+ *     thread bin joins that launch when it has fewer than fold_thread_bin_below rows (a thread
+ *     per row leaves the device idle); with a stash (stash_limit_bytes) the count pass also
+ *     sorts and keeps each row's columns and the fill pass only copies them (single pass);
  *     larger rows (global bin, buffers chunked to global_buffer_bytes): products
  *     flattened across a team of global_team_size threads (clamped to the kernel's maximum),
  *     columns inserted into a per-row hash table in global memory (count = inserts; fill =
@@ -54,7 +61,11 @@
  * on the values, so symbolic() writes the values too and numeric() recomputes structure and
  * values (no structure reuse; C's nnz may change).
  * Memory: plan O(n), C, the global-bin buffer and the slot map (later the gather plan); total
- * reported in stats();
+ * reported in stats(); the single-pass stash (Σ F_i of the warp-row range × the ordinal size)
+ * lives only during symbolic(). Plan-lifetime arrays (work, permutation, slot map) and the stash
+ * come from kkperm's CUDA memory pool (core/pooled_array.hpp), temporaries from the reusable
+ * workspace: a setup allocates with Kokkos only C itself. permutation() and row_work() are
+ * valid while the EscSpgemm lives.
  * inputs whose C would overflow the offset type or exceed memory_limit_bytes get EscCapacityError
  * (a std::invalid_argument) stating the bytes needed. Use a 64-bit OffsetType (size_type) for
  * nnz(C) > 2^31 - 1.
@@ -68,9 +79,13 @@
 #include <string>
 #include <vector>
 
+#include "kkperm/core/atomics.hpp"
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/workspace.hpp"
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/kernels/spgemm/esc_kernels.hpp"
+#include "kkperm/kernels/spgemm/esc_warp_rows.hpp"
 
 namespace kkperm::spgemm {
 
@@ -117,6 +132,23 @@ struct EscConfig {
   /// Vector lanes per C entry in the gather numeric (power of two ≤ 32); 0: 32 when the mean list
   /// length Σ F_i / nnz(C) is ≥ 32, else 1 (esc_impl::gather_lanes_for; 1 on host backends).
   int gather_lanes = 0;
+  /// Warp bin (and a small thread bin, see below) on the warp-row kernels (esc_warp_rows.hpp: one
+  /// warp per row, up to 8 rows per team, shuffles instead of team scans and barriers) for the
+  /// symbolic passes and the first (search) numeric. Off: one 32-thread team per row. Not with
+  /// drop_zeros or team_bin_hash == false (those keep the sort kernels).
+  bool warp_rows = true;
+  /// With warp_rows, thread-bin rows are handled by the warp-row launch as well when the thread
+  /// bin has fewer rows than this: a thread per row then leaves most of the GPU idle (H100 run 96:
+  /// 87 rows took 45 + 46 + 80 µs in count, fill and numeric, a latency chain of two blocks).
+  /// 32768 rows = 1024 warps, ~8 per SM of an H100: a reasoned default, not a sweep.
+  std::int64_t fold_thread_bin_below = 32768;
+  /// Rows (warps) per team of the warp-row kernels, 1..8 (fewer when their scratch does not fit).
+  int warp_rows_per_team = 8;
+  /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
+  /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
+  /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
+  /// 0: always two passes.
+  std::size_t stash_limit_bytes = std::size_t(1) << 30;
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
@@ -133,50 +165,82 @@ struct EscStats {
   int vector_length = 0;       ///< vector lanes of the slot-map kernels (1 on host)
   double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
   double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
+  double count_s = 0;       ///< count pass + nnz(C) + per-bin maxima, part of symbolic_s
+  double fill_s = 0;        ///< C's allocation, row_map scan and fill pass, part of symbolic_s
   bool numeric_used_slots = false;  ///< last numeric() went through the slot map
   bool numeric_used_gather = false;  ///< last numeric() went through the gather plan
   std::size_t gather_bytes = 0;      ///< gather plan kept for numeric (0: none)
   double gather_build_s = 0;         ///< building it (inside the numeric() that built it)
   int gather_lanes = 0;              ///< vector lanes per C entry of the last gather numeric
+  std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
+  bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
+  std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
 namespace esc_impl {
 
+/// total = Σ cnt and, per bin b, maxc[b] = the largest cnt(o) over plan positions
+/// [bin_off[b], bin_off[b+1]) (o = perm(p) when direct, else p): one launch and one copy to the
+/// host (was a reduction and a host wait per quantity: five of each).
 template <class Exec, class PermView, class CntView>
-std::int64_t bin_max_count(const PermView& perm, const CntView& cnt, std::int64_t begin,
-                           std::int64_t end, bool direct) {
-  std::int64_t m = 0;
-  if (end <= begin) return 0;
-  Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::bin_max_count", Kokkos::RangePolicy<Exec>(begin, end),
-      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& a) {
-        const std::int64_t o = direct ? static_cast<std::int64_t>(perm(p)) : p;
-        if (cnt(o) > a) a = cnt(o);
-      },
-      Kokkos::Max<std::int64_t>(m));
-  return m;
-}
-
-template <class Exec, class CntView>
-std::int64_t sum_counts(const CntView& cnt, std::int64_t n) {
-  std::int64_t s = 0;
-  Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::sum_counts", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& a) { a += cnt(i); }, s);
-  return s;
+void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bin_off[5], bool direct,
+                 std::int64_t& total, std::int64_t maxc[4]) {
+  using mem_t = typename Exec::memory_space;
+  using ws_t = kkperm::detail::Workspace<mem_t>;
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  const std::int64_t n = bin_off[4];
+  total = 0;
+  for (int b = 0; b < 4; ++b) maxc[b] = 0;
+  if (n <= 0) return;
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(5));
+  const auto from = ws.mark();
+  auto d = ws.template take<std::int64_t>(5);  // total, then the four maxima
+  ws.template zero_since<Exec>(from);
+  const std::int64_t o1 = bin_off[1], o2 = bin_off[2], o3 = bin_off[3];
+  const int T = is_host_exec<Exec>() ? 1 : 256;
+  const std::int64_t per_team = std::int64_t(T) * 8;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::count_stats", policy_t(static_cast<int>((n + per_team - 1) / per_team), T),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
+        const std::int64_t e = b + per_team < n ? b + per_team : n;
+        const auto at = [&](const std::int64_t p) {
+          return static_cast<std::int64_t>(cnt(direct ? static_cast<std::int64_t>(perm(p)) : p));
+        };
+        std::int64_t sum = 0;
+        Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, b, e),
+                                [&](const std::int64_t p, std::int64_t& a) { a += at(p); }, sum);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { kkperm::atomic_add_i64(&d(0), sum); });
+        const std::int64_t lo[4] = {0, o1, o2, o3}, hi[4] = {o1, o2, o3, n};
+        for (int bb = 0; bb < 4; ++bb) {
+          const std::int64_t x = b > lo[bb] ? b : lo[bb], y = e < hi[bb] ? e : hi[bb];
+          if (x >= y) continue;  // same for the whole team
+          std::int64_t m = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, x, y),
+              [&](const std::int64_t p, std::int64_t& a) {
+                const std::int64_t c = at(p);
+                if (c > a) a = c;
+              },
+              Kokkos::Max<std::int64_t>(m));
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { Kokkos::atomic_fetch_max(&d(1 + bb), m); });
+        }
+      });
+  std::int64_t h[5];
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 5), d);
+  total = h[0];
+  for (int b = 0; b < 4; ++b) maxc[b] = h[1 + b];
 }
 
 /// row_map(i) = Σ_{r<i} cnt(r) for i in [0, n].
 template <class Exec, class CntView, class RowMap>
 void counts_to_rowmap(const CntView& cnt, const RowMap& row_map, std::int64_t n) {
   using off_t = typename RowMap::non_const_value_type;
-  Kokkos::parallel_scan(
-      "kkperm::spgemm::esc::row_map_scan", Kokkos::RangePolicy<Exec>(0, n + 1),
-      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
-        if (final) row_map(i) = static_cast<off_t>(upd);
-        if (i < n) upd += cnt(i);
-      });
+  exclusive_scan_to<Exec, off_t>("kkperm::spgemm::esc::row_map_scan", n,
+                                  KOKKOS_LAMBDA(const std::int64_t i) { return static_cast<off_t>(cnt(i)); },
+                                  row_map);
 }
 
 /// cnt_orig(perm(p)) = cnt_perm(p).
@@ -236,6 +300,9 @@ class EscSpgemm {
     KKPERM_REQUIRE(c.gather_lanes >= 0 && c.gather_lanes <= 32 && (c.gather_lanes & (c.gather_lanes - 1)) == 0,
                    "kkperm::spgemm::EscConfig: gather_lanes " << c.gather_lanes
                                                               << " is not 0 (auto) or a power of two <= 32");
+    KKPERM_REQUIRE(c.warp_rows_per_team >= 1 && c.warp_rows_per_team <= esc_impl::kWarpRowsMaxPerTeam,
+                   "kkperm::spgemm::EscConfig: warp_rows_per_team " << c.warp_rows_per_team
+                                                                    << " outside [1, 8]");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
                    "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
                                                                      << " below 1 KiB");
@@ -250,14 +317,48 @@ class EscSpgemm {
     return C_;
   }
 
-  void symbolic(const Matrix& A, const Matrix& B) {
+  /// Analysis alone: F_i of every row (kept for symbolic()), returns {Σ F_i, max F_i}. A caller
+  /// that validated A and B itself (the registry plan does, for its guard) calls this and then
+  /// symbolic(A, B, /*analyzed=*/true) with the same matrices, so neither the validation nor the
+  /// analysis pass runs twice (H100 run 96: 87 + 37 µs of a 3.6 ms R(AP) setup were repeats).
+  std::array<std::int64_t, 2> analyze(const Matrix& A, const Matrix& B) {
+    KKPERM_REQUIRE(A.numCols() == B.numRows(), "kkperm::spgemm_symbolic: A is "
+                                                   << A.numRows() << " x " << A.numCols()
+                                                   << " but B is " << B.numRows() << " x "
+                                                   << B.numCols());
+    const auto t0 = now();
+    const std::int64_t n = A.numRows();
+    work_ = pooled(work_mem_, "kkperm::esc::work", n);
+    esc_impl::row_work<execution_space>(A.graph.row_map, A.graph.entries, B.graph.row_map, work_, n,
+                                        an_sum_, an_max_);
+    an_rows_ = n;
+    an_inner_ = A.numCols();
+    an_nnz_a_ = A.nnz();
+    an_nnz_b_ = B.nnz();
+    analyzed_ = true;
+    an_s_ = since(t0);
+    return {an_sum_, an_max_};
+  }
+
+  /// C's structure. `analyzed`: the caller validated A and B (unsorted allowed) and ran
+  /// analyze(A, B) on these same matrices just before; otherwise both happen here.
+  void symbolic(const Matrix& A, const Matrix& B, bool analyzed = false) {
     using exec = execution_space;
     KKPERM_REQUIRE(A.numCols() == B.numRows(), "kkperm::spgemm_symbolic: A is "
                                                    << A.numRows() << " x " << A.numCols()
                                                    << " but B is " << B.numRows() << " x "
                                                    << B.numCols());
-    validate(A, "kkperm::spgemm_symbolic: A", /*require_sorted=*/false);
-    validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
+    if (!analyzed) {
+      validate(A, "kkperm::spgemm_symbolic: A", /*require_sorted=*/false);
+      validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
+      analyze(A, B);
+    } else {
+      KKPERM_REQUIRE(analyzed_ && an_rows_ == A.numRows() && an_nnz_a_ == A.nnz() && an_nnz_b_ == B.nnz() &&
+                         an_inner_ == A.numCols(),
+                     "kkperm::spgemm_symbolic: symbolic(A, B, analyzed = true) without analyze(A, B) "
+                     "on these matrices");
+    }
+    analyzed_ = false;  // one symbolic per analysis
     has_symbolic_ = false;
     slots_ready_ = false;
     gather_ready_ = false;
@@ -268,14 +369,12 @@ class EscSpgemm {
     stats_.num_rows = n;
     const bool direct = cfg_.output_order == EscOutputOrder::direct;
 
-    auto t0 = now();
-    work_ = work_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::work"), n);
-    esc_impl::row_work<exec>(A.graph.row_map, A.graph.entries, B.graph.row_map, work_, n,
-                             stats_.sum_work, stats_.max_work);
-    stats_.analysis_s = since(t0);
+    stats_.sum_work = an_sum_;
+    stats_.max_work = an_max_;
+    stats_.analysis_s = an_s_;
 
-    t0 = now();
-    perm_ = perm_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::perm"), n);
+    auto t0 = now();
+    perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
     std::int64_t bin_max_ka[4];
     esc_impl::build_plan<exec>(A.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
                                cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka);
@@ -285,15 +384,23 @@ class EscSpgemm {
       bin_max_ka_[b] = bin_max_ka[b];
     }
     plan_global_chunks();
+    plan_warp_rows();
     stats_.reorder_s = since(t0);
     stats_.plan_bytes = static_cast<std::size_t>(n) * (sizeof(std::int64_t) * 2 + sizeof(ordinal_type));
 
     // ---- count pass
     t0 = now();
-    work_view cnt("kkperm::esc::row_counts", n);
+    // per-row counts: temporary, from the reusable workspace (no allocation; zeroed by one memset)
+    using ws_t = kkperm::detail::Workspace<typename device_type::memory_space>;
+    ws_t ws(ws_t::template bytes_for<std::int64_t>(n));
+    const auto cnt_from = ws.mark();
+    const work_view cnt(ws.template take<std::int64_t>(n).data(), n);
+    ws.template zero_since<exec>(cnt_from);
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
+    plan_stash(n);
     run_symbolic_bins(g, /*fill=*/false);
-    const std::int64_t nnz = esc_impl::sum_counts<exec>(cnt, n);
+    std::int64_t nnz = 0;
+    esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct, nnz, bin_max_c_);
     if (static_cast<std::uint64_t>(nnz) >
         static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()))
       KKPERM_THROW(EscCapacityError, "kkperm::spgemm_symbolic: nnz(C) = "
@@ -313,8 +420,8 @@ class EscSpgemm {
                                          << " bytes in all (estimate: plan + C + buffers), above "
                                             "the memory limit of "
                                          << cfg_.memory_limit_bytes << " bytes");
-    for (int b = 0; b <= 3; ++b)
-      bin_max_c_[b] = esc_impl::bin_max_count<exec>(perm_, cnt, bin_off_[b], bin_off_[b + 1], direct);
+    stats_.count_s = since(t0);
+    const auto t_fill = now();
 
     // ---- fill pass
     rowmap_view rowD;
@@ -331,6 +438,10 @@ class EscSpgemm {
     esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     run_symbolic_bins(g, /*fill=*/true);
+    stash_ = pooled_t<ordinal_type>();  // back to the pool
+    stash_off_ = work_view();
+    stash_off_mem_ = pooled_t<std::int64_t>();
+    stats_.fill_s = since(t_fill);
     const auto t_slots = now();
     build_slot_map(g, A.nnz());
     stats_.slot_build_s = since(t_slots);
@@ -441,10 +552,22 @@ class EscSpgemm {
   void run_numeric_search(const args_t& g, const SlotView& slot, bool record) {
     using exec = execution_space;
     Kokkos::deep_copy(missing_, 0);
-    esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
-    esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
-                                     bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
-                                     record, stats_.numeric_level_warp);
+    // same rows as the symbolic warp-row launch (a thread bin of 10^6 short rows stays on its
+    // thread kernel: on the warp-row kernel the 2D 5-point AP's first numeric went from 0.48 to
+    // 1.18 ms, H100 run 101)
+    const bool folded = warp_rows_ && warp_begin_ < bin_off_[1];
+    const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, bin_max_c_[1]);
+    if (warp_rows_ && esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_,
+                                                        slot, record, cfg_.warp_rows_per_team)) {
+      if (!folded)
+        esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
+                                           record);
+    } else {
+      esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
+      esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
+                                       bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
+                                       record, stats_.numeric_level_warp);
+    }
     esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
                                      bin_max_ka_[2], bin_max_c_[2], missing_, aprod_, slot,
                                      record, stats_.numeric_level_block);
@@ -508,9 +631,7 @@ class EscSpgemm {
     stats_.peak_bytes += bytes + temp;
     gather_ready_ = true;
     slots_ready_ = false;  // the slot map is not needed any more
-    aprod_ = work_view();
-    slot16_ = Kokkos::View<std::uint16_t*, device_type>();
-    slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+    release_slot_map();
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
@@ -519,9 +640,7 @@ class EscSpgemm {
   void build_slot_map(const args_t& g, std::int64_t nnz_a) {
     using exec = execution_space;
     slots_ready_ = false;
-    aprod_ = work_view();
-    slot16_ = Kokkos::View<std::uint16_t*, device_type>();
-    slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+    release_slot_map();
     stats_.slot_bytes = 0;
     stats_.slot_width = 0;
     stats_.vector_length = esc_impl::vector_length_for<exec>(stats_.sum_work, nnz_a);
@@ -534,18 +653,13 @@ class EscSpgemm {
     if (bytes > cfg_.slot_map_limit_bytes) return;
     if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes > cfg_.memory_limit_bytes) return;
     try {
-      aprod_ = work_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::aprod"),
-                         nnz_a + 1);
+      aprod_ = pooled(aprod_mem_, "kkperm::esc::aprod", nnz_a + 1);
       if (width == 2)
-        slot16_ = Kokkos::View<std::uint16_t*, device_type>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::slot16"), stats_.sum_work);
+        slot16_ = pooled(slot16_mem_, "kkperm::esc::slot16", stats_.sum_work);
       else
-        slot32_ = Kokkos::View<std::uint32_t*, device_type>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::slot32"), stats_.sum_work);
+        slot32_ = pooled(slot32_mem_, "kkperm::esc::slot32", stats_.sum_work);
     } catch (const std::exception&) {  // not enough memory: numeric searches instead
-      aprod_ = work_view();
-      slot16_ = Kokkos::View<std::uint16_t*, device_type>();
-      slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+      release_slot_map();
       return;
     }
     esc_impl::product_offsets<exec>(g, nnz_a, aprod_);
@@ -561,6 +675,30 @@ class EscSpgemm {
   // Used by the symbolic passes (public: nvcc needs kernels reachable from public members).
   void run_symbolic_bins(const args_t& g, bool fill) {
     using exec = execution_space;
+    if (warp_rows_) {
+      const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
+      const bool stashed = stash_.view().extent(0) > 0;
+      if (fill && stashed) {  // single pass: the count pass stashed the rows' columns
+        esc_impl::copy_stashed_rows<exec>(g, warp_begin_, bin_off_[2], stash_.view().data(), stash_off_,
+                                          cfg_.warp_rows_per_team);
+      }
+      if ((fill && stashed) ||
+          esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
+                                             fill ? nullptr : stash_.view().data(), stash_off_,
+                                             cfg_.warp_rows_per_team)) {
+        if (warp_begin_ > bin_off_[0])
+          esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
+        esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill,
+                                               cfg_.block_team_size, bin_max_work_[2],
+                                               bin_max_ka_[2], stats_.scratch_level_block);
+        run_symbolic_global_bin(g, fill);
+        return;
+      }
+      warp_rows_ = false;  // one warp's table does not fit a team's scratch: team kernels
+      warp_begin_ = bin_off_[1];
+      stats_.warp_row_rows = 0;
+      stats_.thread_bin_folded = false;
+    }
     esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
     if (cfg_.drop_zeros || !cfg_.team_bin_hash) {  // drop_zeros: kept set depends on sums
       esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
@@ -577,6 +715,11 @@ class EscSpgemm {
                                              cfg_.block_team_size, bin_max_work_[2],
                                              bin_max_ka_[2], stats_.scratch_level_block);
     }
+    run_symbolic_global_bin(g, fill);
+  }
+
+  void run_symbolic_global_bin(const args_t& g, bool fill) {
+    using exec = execution_space;
     for (std::size_t c = 0; c + 1 < chunk_pos_.size(); ++c) {
       if (cfg_.drop_zeros)
         esc_impl::symbolic_global_chunk<exec>(g, chunk_pos_[c], chunk_pos_[c + 1] - chunk_pos_[c],
@@ -598,6 +741,24 @@ class EscSpgemm {
   static double since(clock::time_point t) {
     Kokkos::fence();
     return std::chrono::duration<double>(clock::now() - t).count();
+  }
+
+  template <class T>
+  using pooled_t = kkperm::detail::PooledArray<T, device_type>;
+  /// (Re)allocates `holder` with n elements from the plan pool and returns its View.
+  template <class T>
+  static Kokkos::View<T*, device_type> pooled(pooled_t<T>& holder, const char* label, std::int64_t n) {
+    holder = pooled_t<T>();  // release first: the peak is the new size, not both
+    holder = pooled_t<T>(label, static_cast<std::size_t>(n));
+    return holder.view();
+  }
+  void release_slot_map() {
+    aprod_ = work_view();
+    slot16_ = Kokkos::View<std::uint16_t*, device_type>();
+    slot32_ = Kokkos::View<std::uint32_t*, device_type>();
+    aprod_mem_ = pooled_t<std::int64_t>();
+    slot16_mem_ = pooled_t<std::uint16_t>();
+    slot32_mem_ = pooled_t<std::uint32_t>();
   }
 
   args_t make_args(const Matrix& A, const Matrix& B, const work_view& cnt, const rowmap_view& rowC,
@@ -672,6 +833,50 @@ class EscSpgemm {
     }
   }
 
+  /// Whether the warp-row kernels take the warp bin (and the thread bin when it is small).
+  void plan_warp_rows() {
+    warp_rows_ = cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros;
+    const bool fold = warp_rows_ && bin_off_[1] - bin_off_[0] < cfg_.fold_thread_bin_below;
+    warp_begin_ = fold ? bin_off_[0] : bin_off_[1];
+    stats_.thread_bin_folded = fold && bin_off_[1] > bin_off_[0];
+    stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
+  }
+
+  /// Single-pass symbolic of the warp-row range when its stash (Σ F_i of the range columns)
+  /// fits stash_limit_bytes and the memory limit: stash_off_ = exclusive prefix of F over the
+  /// range in plan order, stash_ from the plan pool. Else (or when the allocation fails) both
+  /// passes hash the rows. Released after the fill pass.
+  void plan_stash(std::int64_t n) {
+    stash_ = pooled_t<ordinal_type>();
+    stash_off_ = work_view();
+    stash_off_mem_ = pooled_t<std::int64_t>();
+    stats_.stash_bytes = 0;
+    if (!warp_rows_ || cfg_.stash_limit_bytes == 0) return;
+    const std::int64_t b = warp_begin_, e = bin_off_[2];
+    if (e <= b) return;
+    try {
+      stash_off_ = pooled(stash_off_mem_, "kkperm::esc::stash_off", e - b + 1);
+      esc_impl::range_work_offsets<execution_space>(perm_, work_, b, e, stash_off_);
+      std::int64_t total = 0;
+      Kokkos::deep_copy(total, Kokkos::subview(stash_off_, e - b));
+      const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(ordinal_type);
+      const std::size_t other = stats_.plan_bytes + static_cast<std::size_t>(n) * sizeof(std::int64_t);
+      if (total == 0 || bytes > cfg_.stash_limit_bytes ||
+          (cfg_.memory_limit_bytes != 0 && other + bytes > cfg_.memory_limit_bytes)) {
+        stash_off_ = work_view();
+        stash_off_mem_ = pooled_t<std::int64_t>();
+        return;
+      }
+      stash_ = pooled_t<ordinal_type>("kkperm::esc::stash", static_cast<std::size_t>(total));
+      stats_.stash_bytes = bytes;
+    } catch (const std::exception&) {  // no memory for it: two passes
+      stash_ = pooled_t<ordinal_type>();
+      stash_off_ = work_view();
+      stash_off_mem_ = pooled_t<std::int64_t>();
+      stats_.stash_bytes = 0;
+    }
+  }
+
   void push_chunk(const std::vector<std::int64_t>& offs) {
     Kokkos::View<std::int64_t*, device_type> d("kkperm::esc::chunk_off", offs.size());
     auto h = Kokkos::create_mirror_view(d);
@@ -690,6 +895,14 @@ class EscSpgemm {
   values_view valP_;
   perm_view perm_;
   work_view work_;
+  // memory behind perm_, work_ and the slot map (plan pool on CUDA; kkperm/core/pooled_array.hpp)
+  pooled_t<ordinal_type> perm_mem_;
+  pooled_t<std::int64_t> work_mem_, aprod_mem_;
+  pooled_t<std::uint16_t> slot16_mem_;
+  pooled_t<std::uint32_t> slot32_mem_;
+  pooled_t<ordinal_type> stash_;           ///< single-pass symbolic: stashed columns (count -> fill)
+  work_view stash_off_;                    ///< their offsets per range position
+  pooled_t<std::int64_t> stash_off_mem_;
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};
@@ -699,6 +912,11 @@ class EscSpgemm {
   Kokkos::View<ordinal_type*, device_type> key_buf_;
   values_view val_buf_;
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
+  bool analyzed_ = false;  ///< analyze() ran and no symbolic() consumed it yet
+  std::int64_t an_rows_ = 0, an_inner_ = 0, an_nnz_a_ = 0, an_nnz_b_ = 0, an_sum_ = 0, an_max_ = 0;
+  double an_s_ = 0;
+  std::int64_t warp_begin_ = 0;  ///< warp-row kernels cover perm[warp_begin_, bin_off_[2])
+  bool warp_rows_ = false;
   std::uint64_t ab_hash_ = 0;  ///< structure_hash2 of A and B at symbolic()
   static constexpr std::int64_t kThreadRowMax = esc_impl::kThreadCapacity;
   work_view aprod_;                                ///< slot map: first product of each A nonzero

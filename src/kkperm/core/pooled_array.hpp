@@ -1,0 +1,138 @@
+#pragma once
+/**
+ * @brief A device array for plan-lifetime internals (kept between calls, never handed to users):
+ * on CUDA its memory comes from a stream-ordered memory pool of kkperm's own (cudaMallocAsync),
+ * elsewhere it is a plain Kokkos View.
+ *
+ * Why: with Kokkos 3.4 every CUDA View allocation is a cudaMalloc plus a synchronous copy of its
+ * allocation header, and its release a cudaFree, which synchronizes the device. In the ESC setup
+ * of an AMG restriction (H100, session 16, run 97) the two slot-map arrays took ~130 µs to
+ * allocate against 28 µs of kernels that fill them. From a warm pool an allocation is a few
+ * microseconds and does not wait for the device.
+ *
+ * Usage:
+ *   kkperm::detail::PooledArray<std::int64_t, device_t> a("label", n);
+ *   auto v = a.view();   // Kokkos::View<std::int64_t*, device_t>, unmanaged: valid while `a` lives
+ * Rules: the memory is released (stream-ordered, on the default execution-space instance's stream)
+ * when the last copy of the PooledArray goes; kernels using it must run on that instance. The pool
+ * keeps up to kRetainBytes of freed memory for reuse (above that it returns memory to the device
+ * at synchronizations); release_pooled_memory() trims it, and Kokkos::finalize destroys it.
+ * Allocation failures throw std::runtime_error naming the label and size.
+ */
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kkperm/core/error.hpp"
+
+namespace kkperm {
+namespace detail {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+/// kkperm's CUDA memory pool of the current device (created on first use, destroyed at finalize).
+class CudaPlanPool {
+ public:
+  static constexpr std::uint64_t kRetainBytes = std::uint64_t(1) << 30;  // 1 GiB kept for reuse
+  static cudaMemPool_t get() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.pool != nullptr) return s.pool;
+    int dev = 0;
+    check(cudaGetDevice(&dev), "cudaGetDevice");
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = dev;
+    check(cudaMemPoolCreate(&s.pool, &props), "cudaMemPoolCreate");
+    std::uint64_t keep = kRetainBytes;
+    check(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &keep),
+          "cudaMemPoolSetAttribute(release threshold)");
+    Kokkos::push_finalize_hook([] { destroy(); });
+    return s.pool;
+  }
+  /// Returns the pool's idle memory to the device.
+  static void trim() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.pool != nullptr) {
+      Kokkos::fence();
+      cudaMemPoolTrimTo(s.pool, 0);
+    }
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    cudaMemPool_t pool = nullptr;
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+  static void destroy() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.pool == nullptr) return;
+    cudaDeviceSynchronize();
+    cudaMemPoolDestroy(s.pool);
+    s.pool = nullptr;
+  }
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+      KKPERM_THROW(std::runtime_error, "kkperm::PooledArray: " << what << " failed: " << cudaGetErrorString(e));
+  }
+};
+#endif
+
+template <class T, class Device>
+class PooledArray {
+ public:
+  using view_type = Kokkos::View<T*, Device>;
+
+  PooledArray() = default;
+  PooledArray(const std::string& label, std::size_t n) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if constexpr (std::is_same_v<typename Device::memory_space, Kokkos::CudaSpace>) {
+      if (n == 0) {
+        view_ = view_type(static_cast<T*>(nullptr), 0);
+        return;
+      }
+      const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
+      void* p = nullptr;
+      const cudaError_t e = cudaMallocFromPoolAsync(&p, n * sizeof(T), CudaPlanPool::get(), stream);
+      if (e != cudaSuccess) {
+        cudaGetLastError();  // reset the last-error state the failed call set
+        KKPERM_THROW(std::runtime_error, "kkperm::PooledArray: allocating " << label << " (" << n * sizeof(T)
+                                                                            << " bytes) failed: "
+                                                                            << cudaGetErrorString(e));
+      }
+      mem_ = std::shared_ptr<void>(p, [stream](void* q) { cudaFreeAsync(q, stream); });
+      view_ = view_type(static_cast<T*>(p), n);
+      return;
+    }
+#endif
+    view_ = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  }
+  const view_type& view() const { return view_; }
+
+ private:
+  view_type view_;
+  std::shared_ptr<void> mem_;  ///< pool memory (CUDA); empty when view_ manages its own
+};
+
+}  // namespace detail
+
+/// Returns the idle memory of kkperm's plan pool to the device (CUDA; a no-op elsewhere).
+inline void release_pooled_memory() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  detail::CudaPlanPool::trim();
+#endif
+}
+
+}  // namespace kkperm
