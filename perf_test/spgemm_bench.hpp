@@ -27,6 +27,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows = !opt.has("--esc-team-rows");
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
+  o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
   if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
@@ -106,7 +107,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-team-rows", "",
            "ESC warp bin on one 32-thread team per row (default: warp-row kernels, up to 8 rows "
            "per team)"},
-          {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: rows (warps) per team, 1..8", "8"},
+          {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: warps per team, 1..8", "8"},
+          {"--esc-warp-row-lanes", "N", "ESC warp-row kernels: lanes per row, 8/16/32 (0: from the mean work)",
+           "0"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
            "hashing passes; default 1024)",

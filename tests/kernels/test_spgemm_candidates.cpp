@@ -107,6 +107,72 @@ TEST(SpgemmCandidates, NumericRejectsChangedStructure) {
   }
 }
 
+// The structure check on matrices spanning many hash teams (2048 indices a team): a change of
+// one index near the end of each of the four arrays is seen; the enqueued check agrees with the
+// one-shot hash; the same structure with other values passes.
+TEST(SpgemmCandidates, StructureCheckSeesLateSingleIndexChanges) {
+  const Host hA = random_csr(3000, 3000, 3, 6, 31), hB = random_csr(3000, 3000, 3, 6, 32);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  using Check = kkperm::spgemm::esc_impl::StructureCheck<Matrix::device_type>;
+  Check check;
+  EXPECT_FALSE(check.matches(A, B));  // nothing recorded
+  check.record(A, B);
+  EXPECT_TRUE(check.matches(A, B));
+  EXPECT_TRUE(check.matches(kkperm::to_device<Matrix>(revalue(hA, 33)), kkperm::to_device<Matrix>(revalue(hB, 34))));
+  const auto h1 = kkperm::spgemm::esc_impl::structure_hash2<Matrix::execution_space>(
+      A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map, B.graph.entries, B.numRows());
+  const auto h2 = kkperm::spgemm::esc_impl::structure_hash2<Matrix::execution_space>(
+      A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map, B.graph.entries, B.numRows());
+  EXPECT_EQ(h1, h2);
+  {  // the device hash (teams of 2048 indices of one array, partial sums in 32 slots) equals the
+     // formula summed on the host
+    using kkperm::spgemm::esc_impl::index_hash;
+    std::uint64_t want = 0;
+    const auto add = [&](const std::vector<int>& arr, std::size_t n, std::uint32_t salt) {
+      for (std::size_t q = 0; q < n; ++q) want += index_hash(q, static_cast<std::uint64_t>(arr[q]), salt);
+    };
+    add(hA.entries, hA.entries.size(), 0x1u);
+    add(hA.row_map, hA.row_map.size(), 0x2B7E1516u);
+    add(hB.entries, hB.entries.size(), 0x28AED2A6u);
+    add(hB.row_map, hB.row_map.size(), 0xABF71588u);
+    const std::uint64_t len = hA.entries.size() + hA.row_map.size() + hB.entries.size() + hB.row_map.size();
+    EXPECT_EQ(h1, want ^ kkperm::spgemm::esc_impl::mix64(len));
+  }
+  // one column index of the last row of A or B moved within its row's gap (stays sorted); one
+  // row boundary near the end moved by one
+  const auto col_change = [](Host h) {
+    for (int r = h.num_rows - 1; r >= 0; --r) {
+      const auto b = h.row_map[r], e = h.row_map[r + 1];
+      for (auto p = e - 1; p >= b; --p) {
+        const int next = p + 1 < e ? h.entries[p + 1] : h.num_cols;
+        if (h.entries[p] + 1 < next) {
+          ++h.entries[p];
+          return h;
+        }
+      }
+    }
+    ADD_FAILURE() << "no column could move";
+    return h;
+  };
+  const auto row_change = [](Host h) {
+    for (int r = h.num_rows - 2; r >= 0; --r) {
+      const auto b = h.row_map[r], m = h.row_map[r + 1], e = h.row_map[r + 2];
+      if (e > m + 1 && (m == b || h.entries[m - 1] < h.entries[m])) {
+        ++h.row_map[r + 1];
+        return h;
+      }
+    }
+    ADD_FAILURE() << "no row boundary could move";
+    return h;
+  };
+  EXPECT_FALSE(check.matches(kkperm::to_device<Matrix>(col_change(hA)), B));
+  EXPECT_FALSE(check.matches(kkperm::to_device<Matrix>(row_change(hA)), B));
+  EXPECT_FALSE(check.matches(A, kkperm::to_device<Matrix>(col_change(hB))));
+  EXPECT_FALSE(check.matches(A, kkperm::to_device<Matrix>(row_change(hB))));
+  EXPECT_FALSE(check.matches(B, A));  // the two matrices swapped
+  EXPECT_TRUE(check.matches(A, B));
+}
+
 // Single-index changes of B with A, dims and nnz unchanged: one column index moved (entries
 // only) and one nonzero moved to the next row (row_map only, same entries array). The structure
 // hash of A and B together (one fused kernel) must see both.

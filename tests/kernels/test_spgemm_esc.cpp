@@ -63,6 +63,18 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_fold_search = search_perm;
   no_fold_search.fold_thread_bin_below = 0;
   out.emplace_back("tiny_bins_permuted_search_no_fold", no_fold_search);
+  // lane groups on the warp-row kernels (CUDA: 8 or 16 lanes a row, several rows a warp; host
+  // backends run one lane whatever is asked): symbolic passes and the first (search) numeric
+  EscConfig lanes8d;
+  lanes8d.warp_row_lanes = 8;
+  out.emplace_back("default_lanes8", lanes8d);
+  EscConfig lanes8 = search_perm;
+  lanes8.warp_row_lanes = 8;
+  out.emplace_back("tiny_bins_permuted_search_lanes8", lanes8);
+  EscConfig lanes16 = two_pass;
+  lanes16.warp_row_lanes = 16;
+  lanes16.warp_rows_per_team = 3;
+  out.emplace_back("tiny_bins_two_pass_lanes16_3warps", lanes16);
   return out;
 }
 
@@ -206,13 +218,15 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
   const auto A2 = revalue(A, seed + 5), B2 = revalue(B, seed + 6);
   const auto ref2 = reference_multiply(A2, B2);
   const auto dA2 = kkperm::to_device<Matrix>(A2), dB2 = kkperm::to_device<Matrix>(B2);
-  for (int variant = 0; variant < 12; ++variant) {
+  for (int variant = 0; variant < 18; ++variant) {
     EscConfig cfg;
     cfg.output_order = variant % 2 ? EscOutputOrder::permuted_then_restore : EscOutputOrder::direct;
     if (variant % 4 >= 2) cfg.slot_map_limit_bytes = 0;  // numeric by binary search
-    // 0-3: warp-row kernels, thread bin folded in; 4-7: not folded; 8-11: one team per row
+    // 0-3: warp-row kernels, thread bin folded in; 4-7: not folded; 8-11: one team per row;
+    // 12-17: folded, with 8, 16 and 32 lanes a row
     if (variant >= 4 && variant < 8) cfg.fold_thread_bin_below = 0;
-    if (variant >= 8) cfg.warp_rows = false;
+    if (variant >= 8 && variant < 12) cfg.warp_rows = false;
+    if (variant >= 12) cfg.warp_row_lanes = 8 << ((variant - 12) / 2);
     cfg.global_buffer_bytes = 16 * 1024;  // the 6145 and 9000 rows each get their own chunk
     const std::string what = "bin crossing, variant " + std::to_string(variant);
     EscSpgemm<Matrix> esc(cfg);
@@ -239,10 +253,24 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     EXPECT_EQ(s.bin_max_work[1], 736);
     EXPECT_EQ(s.bin_max_work[2], 6144);
     EXPECT_EQ(s.bin_max_work[3], 9000);
-    EXPECT_EQ(s.warp_row_rows, variant < 4 ? 7 : (variant < 8 ? 3 : 0)) << what;
-    EXPECT_EQ(s.thread_bin_folded, variant < 4) << what;
+    const bool folded = variant < 4 || variant >= 12;
+    EXPECT_EQ(s.warp_row_rows, folded ? 7 : (variant < 8 ? 3 : 0)) << what;
+    EXPECT_EQ(s.thread_bin_folded, folded) << what;
     // single-pass stash of the warp-row range: Σ F_i of its rows, 4-byte columns
-    EXPECT_EQ(s.stash_bytes, variant < 4 ? 1568u * 4 : (variant < 8 ? 1504u * 4 : 0u)) << what;
+    EXPECT_EQ(s.stash_bytes, folded ? 1568u * 4 : (variant < 8 ? 1504u * 4 : 0u)) << what;
+    // lanes a row: one on host backends; the asked number on CUDA (these tables fit), else the
+    // automatic choice for the range's mean work (1568 / 7 or 1504 / 3 products: 32 lanes)
+    const bool host = kkperm::spgemm::esc_impl::is_host_exec<Kokkos::DefaultExecutionSpace>();
+    const auto want_lanes = [&](bool numeric) {
+      return host ? 1
+                  : (cfg.warp_row_lanes > 0 ? cfg.warp_row_lanes
+                                            : kkperm::spgemm::esc_impl::warp_row_lanes_for(
+                                                  folded ? 1568 : 1504, folded ? 7 : 3, numeric));
+    };
+    const bool warp_rows = variant < 8 || variant >= 12;
+    EXPECT_EQ(s.warp_row_lanes, warp_rows ? want_lanes(false) : 0) << what;
+    if (variant % 4 >= 2)  // search numeric: the first numeric ran the warp-row kernel too
+      EXPECT_EQ(s.numeric_warp_row_lanes, warp_rows ? want_lanes(true) : 0) << what;
     // the plan: rows grouped by bin, in increasing row order inside each bin
     std::vector<int> expect_perm;
     for (int b = 0; b < 4; ++b)
@@ -425,6 +453,11 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EscConfig c3;
     c3.gather_lanes = bad_lanes;
     EXPECT_THROW(EscSpgemm<Matrix>{c3}, std::invalid_argument) << bad_lanes;
+  }
+  for (int bad_lanes : {-1, 1, 4, 12, 64}) {  // warp-row lanes: 0 (auto), 8, 16 or 32
+    EscConfig c4;
+    c4.warp_row_lanes = bad_lanes;
+    EXPECT_THROW(EscSpgemm<Matrix>{c4}, std::invalid_argument) << bad_lanes;
   }
 }
 

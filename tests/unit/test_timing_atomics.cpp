@@ -13,6 +13,7 @@
 
 #include "common/test_utils.hpp"
 #include "kkperm/core/atomics.hpp"
+#include "kkperm/core/phase_clock.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/workspace.hpp"
@@ -21,6 +22,16 @@ namespace {
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
 using I64View = Kokkos::View<std::int64_t*, kkperm::DefaultDevice>;
+// device work that takes measurable time on any backend: a long dependent loop per thread
+void busy_loop(const I64View& out, std::int64_t iters) {
+  Kokkos::parallel_for(
+      "test::phase_clock_busy", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, out.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        std::int64_t x = i;
+        for (std::int64_t k = 0; k < iters; ++k) x = x * 6364136223846793005LL + 1442695040888963407LL;
+        out(i) = x;
+      });
+}
 // sums(i % slots) += d(i); every thread also draws a ticket from counter(0) by fetch-add and adds
 // it to fetched(0) (tickets 0..n-1, so fetched == n(n-1)/2 when every fetch-add was atomic).
 void add_all(const I64View& d, const I64View& sums, const I64View& counter, const I64View& fetched) {
@@ -87,6 +98,38 @@ TEST(Timing, RejectsBadArguments) {
   EXPECT_THROW(kkperm::time_median([] {}, 0, 0), std::invalid_argument);
   EXPECT_THROW(kkperm::time_median([] {}, -1, 1), std::invalid_argument);
   EXPECT_THROW(kkperm::time_median([] {}, 0, 1, -1.0), std::invalid_argument);
+}
+
+// Phase spans: a span brackets the work between its marks (device events on CUDA, resolved
+// later; host clock elsewhere), spans may share marks, restart reuses the marks.
+TEST(PhaseClock, SpansCoverTheirWorkAndResolveLater) {
+  using Exec = kkperm::DefaultExecSpace;
+  kkperm::detail::PhaseClock<Exec> clock;
+  I64View out("out", 256);
+  const auto busy = [&](std::int64_t iters) { busy_loop(out, iters); };
+  double whole = -1.0, first = -1.0, second = -1.0;
+  const auto m0 = clock.mark();
+  busy(200000);
+  const auto m1 = clock.mark();
+  busy(2000000);
+  clock.span(&second, m1);
+  clock.span(&first, m0, m1);
+  clock.span(&whole, m0);
+  EXPECT_EQ(clock.marks(), 4u);
+  EXPECT_THROW(clock.span(&whole, 0, 7), std::invalid_argument);  // unknown mark
+  clock.resolve();
+  EXPECT_GT(first, 0.0);
+  EXPECT_GT(second, first);  // ten times the work
+  EXPECT_GE(whole, first + second - 1e-4);
+  EXPECT_LT(whole, 60.0);
+  double again = -1.0;
+  clock.restart();
+  EXPECT_EQ(clock.marks(), 0u);
+  const auto r0 = clock.mark();
+  clock.span(&again, r0);
+  clock.resolve();
+  EXPECT_GE(again, 0.0);
+  EXPECT_LT(again, whole);
 }
 
 TEST(Atomics, SignedSixtyFourBitSumsMatchSerial) {

@@ -6,10 +6,11 @@
 #     and 3D 27-point Laplacians (GENS overrides; an "A2:" prefix times A² only and skips
 #     kkperm_amg, for matrices without a full diagonal), --repeat 10 --warmup 2, every variant of
 #     VARIANTS interleaved; a variant is FOLDER[:EXTRA ARGS] ("new:--esc-team-rows": the new
-#     binaries with that flag; '+' stands for a space: "new:--esc-stash-mib+0"), its files named
-#     by its index in VARIANTS;
+#     binaries with that flag; '+' stands for a space: "new:--esc-stash-mib+0"; a trailing
+#     "@CANDS" runs only those candidates for that variant: "new:--esc-warp-row-lanes+8@esc"),
+#     its files named by its index in VARIANTS;
 #  2. ncu kernel durations (all launches) of one RAP product (2D 5-point), for each candidate of
-#     NCU_CANDS and each variant (NCU= to skip).
+#     NCU_CANDS and each variant (or the variant indices in NCU_VARIANTS; NCU= to skip).
 # Usage (GPU host, repo root):
 #   S16_CARRY=.carry/s16b VARIANTS="old new new:--esc-team-rows" [ROUNDS=1] [CANDS=...]
 #   bash scripts/gpu/session16/spgemm_profile.sh TAG   -> $OUT/TAG.tgz
@@ -31,7 +32,8 @@ for rep in $(seq 1 ${ROUNDS:-1}); do
   i=0
   for g in "${G[@]}"; do
     for vi in "${!V[@]}"; do
-      v=${V[$vi]}; d=${v%%:*}; extra=""; [[ $v == *:* ]] && extra=${v#*:}; extra=${extra//+/ }
+      v=${V[$vi]}; cands=$CANDS; [[ $v == *@* ]] && cands=${v#*@} && v=${v%@*}
+      d=${v%%:*}; extra=""; [[ $v == *:* ]] && extra=${v#*:}; extra=${extra//+/ }
       for tool in spgemm amg; do
         late "$tool $v $g rep $rep" && continue
         gen=$g; prod=""
@@ -39,7 +41,7 @@ for rep in $(seq 1 ${ROUNDS:-1}); do
           [[ $tool == amg ]] && continue
           gen=${g#A2:}; prod="--products A2"
         fi
-        timeout 150 $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$CANDS" --repeat 10 --warmup 2 $extra \
+        timeout 150 $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$cands" --repeat 10 --warmup 2 $extra \
           --json "$R/${tool}_v${vi}_r${rep}_$i.json" > "$R/${tool}_v${vi}_r${rep}_$i.log" 2>&1
         echo "$tool v$vi=$v r$rep $i $g rc=$?" >> "$R/runs.txt"
       done
@@ -50,7 +52,8 @@ done
 if [[ -n ${NCU-1} ]]; then
   for c in ${NCU_CANDS:-esc}; do
     for vi in "${!V[@]}"; do
-      v=${V[$vi]}; d=${v%%:*}; extra=""; [[ $v == *:* ]] && extra=${v#*:}; extra=${extra//+/ }
+      v=${V[$vi]%@*}; d=${v%%:*}; extra=""; [[ $v == *:* ]] && extra=${v#*:}; extra=${extra//+/ }
+      [[ -n ${NCU_VARIANTS:-} && " $NCU_VARIANTS " != *" $vi "* ]] && continue
       late "ncu $v $c" && continue
       timeout 150 ncu --clock-control none --csv --print-units base \
         --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active \

@@ -16,6 +16,7 @@ names = sys.argv[2:]
 vname = lambda vi: names[vi] if vi < len(names) else f"v{vi}"
 cells = collections.defaultdict(list)   # (matrix, product, candidate) -> [(setup, resetup)]
 phases = collections.defaultdict(list)
+lanes = {}  # (matrix, product, candidate) -> "symbolic/numeric" lanes a row (builds that report it)
 amg = collections.defaultdict(list)
 def ok_results(tool):
     """(result, candidate name) of every ok row of TOOL's files: ESC rows of every variant, named
@@ -40,6 +41,9 @@ for r, c in ok_results("spgemm"):
     m = re.search(r"phases_ms=([\d./e+-]+)", r.get("details", ""))
     if m:
         phases[key].append([float(x) for x in m.group(1).split("/")])
+    m = re.search(r"warp_row_lanes=(\d+)/(\d+)", r.get("details", ""))
+    if m:
+        lanes[key] = f"{m.group(1)}/{m.group(2)}"
 for r, c in ok_results("amg"):
     amg[(r["matrix"], c)].append((r["setup_ms"], r["resetup_numeric_ms"], r["rap_symbolic_ms"] + r["rap_numeric_ms"]))
 
@@ -72,11 +76,13 @@ for m in sorted(ag):
         print(f"| {m} | {c} | {len(xs)} | {med(xs, 0):.3f} | {med(xs, 2):.3f} | {med(xs, 1):.3f} | {best / med(xs, 2):.2f} |")
 if phases:
     print()
-    print("ESC phases (host-timed, fenced; ms): analysis / reorder / count / fill / slot map / the last numeric (a re-setup)")
+    print("ESC phases (ms; up to session 16 host-timed and fenced, from session 17 device-event spans "
+          "on CUDA): analysis / reorder / count / fill / slot map / the last numeric (a re-setup); "
+          "lanes a row of the warp-row kernels (symbolic / first numeric) where reported")
     print()
-    print("| matrix | product | candidate | analysis | reorder | count | fill | slot map | last numeric |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| matrix | product | candidate | analysis | reorder | count | fill | slot map | last numeric | lanes |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     for (m, prod, c) in sorted(phases):
         xs = phases[(m, prod, c)]
         v = [statistics.median(x[k] for x in xs) for k in range(len(xs[0]))]
-        print(f"| {m} | {prod} | {c} | " + " | ".join(f"{x:.3f}" for x in v) + " |")
+        print(f"| {m} | {prod} | {c} | " + " | ".join(f"{x:.3f}" for x in v) + f" | {lanes.get((m, prod, c), '')} |")

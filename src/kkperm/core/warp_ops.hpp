@@ -7,26 +7,38 @@
  *   const unsigned m = kkperm::detail::warp_ballot(flag);           // bit l: lane l's flag
  *   const auto ex = kkperm::detail::warp_exclusive_scan(v, lane, W); // sum of v over lanes < lane
  * Preconditions: every lane of the warp calls each function (no divergent call sites); W is 32
- * on CUDA and 1 elsewhere. Kokkos 3.4 exposes no portable ballot or lane scan for team threads,
- * hence these few intrinsics behind __CUDA_ARCH__.
+ * on CUDA and 1 elsewhere. Lane groups: with W < 32 (a power of two) and mask =
+ * lane_group_mask(hardware lane, W), the W lanes of each group call together and groups may
+ * diverge from each other (the shuffles stay within the group). Kokkos 3.4 exposes no portable
+ * ballot or lane scan for team threads, hence these few intrinsics behind __CUDA_ARCH__.
  */
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
 namespace kkperm::detail {
 
-/// Orders the lanes of one CUDA warp (a no-op elsewhere).
-KOKKOS_INLINE_FUNCTION void sync_warp_lanes() {
+/// Orders the lanes of one CUDA warp (a no-op elsewhere); `mask`: the lanes taking part (a lane
+/// group of a warp, see lane_group_mask).
+KOKKOS_INLINE_FUNCTION void sync_warp_lanes(unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
-  __syncwarp();
+  __syncwarp(mask);
+#else
+  (void)mask;
 #endif
 }
 
+/// Mask of the G-lane group (G a power of two <= 32) that hardware lane `hw_lane` belongs to.
+KOKKOS_INLINE_FUNCTION unsigned lane_group_mask(int hw_lane, int G) {
+  return G >= 32 ? 0xffffffffu : (((1u << G) - 1u) << (hw_lane & ~(G - 1)));
+}
+
 /// Bit l set when lane l's predicate is true (host: bit 0 = the one lane).
-KOKKOS_INLINE_FUNCTION unsigned warp_ballot(bool pred) {
+/// With a group `mask`, only its lanes take part and the bits stay at hardware lane positions.
+KOKKOS_INLINE_FUNCTION unsigned warp_ballot(bool pred, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
-  return __ballot_sync(0xffffffffu, pred);
+  return __ballot_sync(mask, pred);
 #else
+  (void)mask;
   return pred ? 1u : 0u;
 #endif
 }
@@ -75,26 +87,29 @@ KOKKOS_INLINE_FUNCTION int highest_bit32(unsigned v) {
 }
 
 /// Largest v over the W lanes of the warp, on every lane.
-KOKKOS_INLINE_FUNCTION std::int64_t warp_max(std::int64_t v, int W) {
+KOKKOS_INLINE_FUNCTION std::int64_t warp_max(std::int64_t v, int W, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
   long long x = v;
   for (int d = W / 2; d >= 1; d >>= 1) {
-    const long long y = __shfl_xor_sync(0xffffffffu, x, d, W);
+    const long long y = __shfl_xor_sync(mask, x, d, W);
     if (y > x) x = y;
   }
   return static_cast<std::int64_t>(x);
 #else
   (void)W;
+  (void)mask;
   return v;
 #endif
 }
 
-/// Sum of v over the lanes below `lane` (lane 0 gets 0).
-KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane, int W) {
+/// Sum of v over the lanes below `lane` (lane 0 gets 0); W-lane groups (lane = index in the
+/// group, mask = the group's lanes when W < 32).
+KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane, int W,
+                                                        unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
   long long x = v;
   for (int d = 1; d < W; d <<= 1) {
-    const long long y = __shfl_up_sync(0xffffffffu, x, d, W);
+    const long long y = __shfl_up_sync(mask, x, d, W);
     if (lane >= d) x += y;
   }
   return static_cast<std::int64_t>(x) - v;
@@ -102,6 +117,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane
   (void)v;
   (void)lane;
   (void)W;  // one lane per warp on host backends
+  (void)mask;
   return 0;
 #endif
 }
@@ -124,30 +140,33 @@ KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
 }
 
 /// v of lane `src` of the warp (host: v itself); 4- or 8-byte integers. Every lane calls it.
+/// With W < 32, `src` is the lane within the caller's W-lane group and `mask` that group's lanes.
 template <class T>
-KOKKOS_INLINE_FUNCTION T warp_shfl_idx(T v, int src, int W) {
+KOKKOS_INLINE_FUNCTION T warp_shfl_idx(T v, int src, int W, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) {
-    return static_cast<T>(__shfl_sync(0xffffffffu, static_cast<long long>(v), src, W));
+    return static_cast<T>(__shfl_sync(mask, static_cast<long long>(v), src, W));
   } else {
     static_assert(sizeof(T) == 4, "warp_shfl_idx: 4- or 8-byte integers");
-    return static_cast<T>(__shfl_sync(0xffffffffu, static_cast<int>(v), src, W));
+    return static_cast<T>(__shfl_sync(mask, static_cast<int>(v), src, W));
   }
 #else
   (void)src;
   (void)W;
+  (void)mask;
   return v;
 #endif
 }
 
 /// Sum of v over the W lanes of the warp, on every lane (host: v).
-KOKKOS_INLINE_FUNCTION std::int64_t warp_sum(std::int64_t v, int W) {
+KOKKOS_INLINE_FUNCTION std::int64_t warp_sum(std::int64_t v, int W, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
   long long x = v;
-  for (int d = W / 2; d >= 1; d >>= 1) x += __shfl_xor_sync(0xffffffffu, x, d, W);
+  for (int d = W / 2; d >= 1; d >>= 1) x += __shfl_xor_sync(mask, x, d, W);
   return static_cast<std::int64_t>(x);
 #else
   (void)W;
+  (void)mask;
   return v;
 #endif
 }

@@ -60,7 +60,8 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows
-       << " thread_bin_folded=" << s.thread_bin_folded << " phases_ms=" << 1e3 * s.analysis_s << "/"
+       << " thread_bin_folded=" << s.thread_bin_folded << " warp_row_lanes=" << s.warp_row_lanes << "/"
+       << s.numeric_warp_row_lanes << " phases_ms=" << 1e3 * s.analysis_s << "/"
        << 1e3 * s.reorder_s << "/" << 1e3 * s.count_s << "/" << 1e3 * s.fill_s << "/"
        << 1e3 * s.slot_build_s << "/" << 1e3 * s.numeric_s;
     return os.str();

@@ -170,7 +170,7 @@ class SpgemmPlan {
                             opts_.guard);
     if (!reason.empty()) throw CandidateNotApplicable(name() + ": " + reason);
     symbolic_impl(A, B);
-    ab_hash_ = hash_of(A, B);
+    if (opts_.check_reuse) check_.record(A, B);  // enqueued, no wait; numeric() compares
     has_symbolic_ = true;
   }
 
@@ -182,8 +182,7 @@ class SpgemmPlan {
                        B.nnz() == est_.nnz_b,
                    who << ": A or B differ in dims/nnz from those given to symbolic()");
     if (opts_.check_reuse)
-      KKPERM_REQUIRE(hash_of(A, B) == ab_hash_,
-                     who << ": the structure of A or B changed since symbolic()");
+      KKPERM_REQUIRE(check_.matches(A, B), who << ": the structure of A or B changed since symbolic()");
     numeric_impl(A, B);
   }
 
@@ -210,16 +209,11 @@ class SpgemmPlan {
   const SpgemmPlanOptions& options() const { return opts_; }
 
  private:
-  std::uint64_t hash_of(const Matrix& A, const Matrix& B) const {
-    if (!opts_.check_reuse) return 0;
-    return spgemm::esc_impl::structure_hash2<execution_space>(
-        A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map, B.graph.entries, B.numRows());
-  }
   SpgemmCandidate candidate_;
   SpgemmPlanOptions opts_;
   SpgemmWorkEstimate est_;
   bool has_symbolic_ = false;
-  std::uint64_t ab_hash_ = 0;  ///< structure hash of A and B at symbolic()
+  spgemm::esc_impl::StructureCheck<typename Matrix::device_type> check_;  ///< A and B at symbolic()
 };
 
 /// Creates the (empty) plan for `c`; std::invalid_argument when `c` is not available here.

@@ -10,6 +10,7 @@
 
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/device_scan.hpp"
+#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -117,63 +118,163 @@ KOKKOS_INLINE_FUNCTION std::uint64_t index_hash(std::uint64_t pos, std::uint64_t
 
 /// Order-independent 64-bit hash of two CRS structures together (row_map and entries of A and of
 /// B, which determine them fully), used to check that numeric reuse receives the matrices the
-/// symbolic phase saw. One launch over the four index arrays laid end to end (coalesced), a team
-/// sum per 2048 indices and one 64-bit atomic per team into a device scalar, one copy to the host.
-/// Why not two Kokkos range reductions (the previous form): ncu on the H100 (session 7) timed
-/// them at 75 + 21 us for a 5 M-nnz A and a 1 M-row P (Kokkos 3.4 launched 256 blocks, 21 %
-/// occupancy) plus a host synchronisation each; with the check, an AMG re-setup (AP and RAP) of
-/// the 2D Laplacian took 0.98-0.99 ms instead of 0.71-0.72 ms.
+/// symbolic phase saw: the wrapping sum of index_hash over the four index arrays, xor mix64 of
+/// their total length. structure_hash2_launch only enqueues it (partial sums into kHashSlots
+/// device slots, zeroed first, no host wait); structure_hash2_finish adds the slots on the host.
+/// Each team takes 2048 indices of one array (the array is the same for the whole team, no
+/// per-index branch), a thread loads its 8 indices before hashing them, a warp adds its lanes
+/// with shuffles and one atomic per warp goes to one of kHashSlots slots.
+/// History: two Kokkos range reductions (75 + 21 us for a 5 M-nnz A and a 1 M-row P, H100 session
+/// 7, and a host wait each), then one team reduction over the arrays laid end to end with a
+/// branch per index (~37 us each for the 2D AMG products, run 102; the registry hashed twice a
+/// setup and waited for each); this form 30 us (run 110) — ~1.1 TB/s, what bounds it is not
+/// established (ncu showed ~51 % warps active).
+inline constexpr int kHashSlots = 32;
+
+/// Σ index_hash over a(b + u·T + rank) for u < kPer (below len): the kPer loads first, then the
+/// hashes, so a thread has all its loads in flight at once. (16-byte loads of whole aligned
+/// chunks were tried: 30.3 µs either way for the 2D R(AP) check, H100 runs 107 and 110.)
+template <int kPer, class ArrayView>
+KOKKOS_INLINE_FUNCTION std::uint64_t hash_chunk(const ArrayView& a, std::int64_t b, std::int64_t len,
+                                                int T, int rank, std::uint32_t salt) {
+  using E = typename ArrayView::non_const_value_type;
+  E v[kPer];
+#pragma unroll
+  for (int u = 0; u < kPer; ++u) {
+    const std::int64_t q = b + std::int64_t(u) * T + rank;
+    v[u] = q < len ? a(q) : 0;
+  }
+  std::uint64_t h = 0;
+#pragma unroll
+  for (int u = 0; u < kPer; ++u) {
+    const std::int64_t q = b + std::int64_t(u) * T + rank;
+    if (q < len) h += index_hash(std::uint64_t(q), static_cast<std::uint64_t>(v[u]), salt);
+  }
+  return h;
+}
+
+/// Number of indices structure_hash2 covers (the finish step mixes it in).
+template <class RA, class EA, class RB, class EB>
+std::int64_t structure_hash2_length(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
+                                    const EB& entB, std::int64_t nB) {
+  // a 0 x 0 matrix may have no row_map
+  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
+  return static_cast<std::int64_t>(entA.extent(0)) + rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA) +
+         static_cast<std::int64_t>(entB.extent(0)) + rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
+}
+
+template <class Exec, class RA, class EA, class RB, class EB>
+void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
+                            const EB& entB, std::int64_t nB, std::int64_t* slots) {
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
+  const std::int64_t len0 = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t len1 = rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA);
+  const std::int64_t len2 = static_cast<std::int64_t>(entB.extent(0));
+  const std::int64_t len3 = rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
+    const cudaError_t e = cudaMemsetAsync(slots, 0, sizeof(std::int64_t) * kHashSlots, Exec().cuda_stream());
+    if (e != cudaSuccess)
+      KKPERM_THROW(std::runtime_error, "kkperm::spgemm structure hash: cudaMemsetAsync failed: "
+                                           << cudaGetErrorString(e));
+  } else
+#endif
+  {
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::structure_hash_zero", Kokkos::RangePolicy<Exec>(0, kHashSlots),
+        KOKKOS_LAMBDA(const int k) { slots[k] = 0; });
+  }
+  constexpr int kPer = 8;  // indices a thread
+  const int T = is_host_exec<Exec>() ? 1 : 256;
+  const int W = is_host_exec<Exec>() ? 1 : 32;
+  const std::int64_t per_team = std::int64_t(T) * kPer;
+  const auto teams = [&](std::int64_t len) { return (len + per_team - 1) / per_team; };
+  const std::int64_t t1 = teams(len0), t2 = t1 + teams(len1), t3 = t2 + teams(len2), league = t3 + teams(len3);
+  if (league == 0) return;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::structure_hash", policy_t(static_cast<int>(league), T),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const std::int64_t r = team.league_rank();
+        const int k = r < t1 ? 0 : (r < t2 ? 1 : (r < t3 ? 2 : 3));  // the same for the whole team
+        const std::int64_t b = (r - (k == 0 ? 0 : (k == 1 ? t1 : (k == 2 ? t2 : t3)))) * per_team;
+        const int tr = team.team_rank();
+        std::uint64_t h = 0;
+        if (k == 0)
+          h = hash_chunk<kPer>(entA, b, len0, T, tr, 0x1u);
+        else if (k == 1)
+          h = hash_chunk<kPer>(rowA, b, len1, T, tr, 0x2B7E1516u);
+        else if (k == 2)
+          h = hash_chunk<kPer>(entB, b, len2, T, tr, 0x28AED2A6u);
+        else
+          h = hash_chunk<kPer>(rowB, b, len3, T, tr, 0xABF71588u);
+        const std::int64_t sum = kkperm::detail::warp_sum(static_cast<std::int64_t>(h), W);
+        if (team.team_rank() % W == 0)
+          kkperm::atomic_add_i64(&slots[(r * (T / W) + team.team_rank() / W) % kHashSlots], sum);  // wraps mod 2^64
+      });
+}
+
+inline std::uint64_t structure_hash2_finish(const std::int64_t* host_slots, std::int64_t len) {
+  std::uint64_t h = 0;
+  for (int k = 0; k < kHashSlots; ++k) h += static_cast<std::uint64_t>(host_slots[k]);
+  return h ^ mix64(static_cast<std::uint64_t>(len));
+}
+
+/// The hash at once (launch, one copy of the slots from the reusable workspace, finish).
 template <class Exec, class RA, class EA, class RB, class EB>
 std::uint64_t structure_hash2(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
                               const EB& entB, std::int64_t nB) {
-  using policy_t = Kokkos::TeamPolicy<Exec>;
-  using member_t = typename policy_t::member_type;
-  // a 0 x 0 matrix may have no row_map
-  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
-  const std::int64_t s0 = static_cast<std::int64_t>(entA.extent(0));
-  const std::int64_t s1 = s0 + rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA);
-  const std::int64_t s2 = s1 + static_cast<std::int64_t>(entB.extent(0));
-  const std::int64_t len = s2 + rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
-  // the accumulator comes from the reusable workspace (a View here cost an allocation, a
-  // zero-fill kernel and a cudaFree per hash: two hashes per setup)
   using ws_t = kkperm::detail::Workspace<typename Exec::memory_space>;
-  ws_t ws(ws_t::template bytes_for<std::int64_t>(1));
-  const auto from = ws.mark();
-  const auto sum1 = ws.template take<std::int64_t>(1);
-  ws.template zero_since<Exec>(from);
-  const Kokkos::View<std::int64_t, typename Exec::memory_space, Kokkos::MemoryUnmanaged> sum(sum1.data());
-  if (len > 0) {
-    const int T = is_host_exec<Exec>() ? 1 : 256;
-    const std::int64_t per_team = std::int64_t(T) * 8;
-    const std::int64_t league = (len + per_team - 1) / per_team;
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::structure_hash", policy_t(league, T),
-        KOKKOS_LAMBDA(const member_t& team) {
-          const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
-          const std::int64_t e = b + per_team < len ? b + per_team : len;
-          std::uint64_t h = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, b, e),
-              [&](const std::int64_t q, std::uint64_t& acc) {
-                if (q < s0)
-                  acc += index_hash(std::uint64_t(q), static_cast<std::uint64_t>(entA(q)), 0x1u);
-                else if (q < s1)
-                  acc += index_hash(std::uint64_t(q - s0), static_cast<std::uint64_t>(rowA(q - s0)), 0x2B7E1516u);
-                else if (q < s2)
-                  acc += index_hash(std::uint64_t(q - s1), static_cast<std::uint64_t>(entB(q - s1)), 0x28AED2A6u);
-                else
-                  acc += index_hash(std::uint64_t(q - s2), static_cast<std::uint64_t>(rowB(q - s2)), 0xABF71588u);
-              },
-              h);
-          Kokkos::single(Kokkos::PerTeam(team), [&]() {
-            kkperm::atomic_add_i64(&sum(), static_cast<std::int64_t>(h));  // wraps like the sum mod 2^64
-          });
-        });
-  }
-  std::int64_t h = 0;
-  Kokkos::deep_copy(h, sum);
-  return static_cast<std::uint64_t>(h) ^ mix64(static_cast<std::uint64_t>(len));
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(kHashSlots));
+  const auto slots = ws.template take<std::int64_t>(kHashSlots);
+  structure_hash2_launch<Exec>(rowA, entA, nA, rowB, entB, nB, slots.data());
+  std::int64_t h[kHashSlots];
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, kHashSlots),
+                    slots);
+  return structure_hash2_finish(h, structure_hash2_length(rowA, entA, nA, rowB, entB, nB));
 }
+
+/// The structure check of numeric reuse: record() enqueues the hash of (A, B) at symbolic time
+/// and does not wait; matches() hashes the matrices given to numeric and compares, with one copy
+/// of both hashes' slots (so a setup waits once for the check, not twice).
+template <class Device>
+class StructureCheck {
+ public:
+  template <class Matrix>
+  void record(const Matrix& A, const Matrix& B) {
+    if (slots_.view().extent(0) == 0)
+      slots_ = kkperm::detail::PooledArray<std::int64_t, Device>("kkperm::spgemm::structure_hash", 2 * kHashSlots);
+    launch(A, B, 0);
+    len_ = length(A, B);
+  }
+  /// Whether A and B have the structure record() saw (false before any record()).
+  template <class Matrix>
+  bool matches(const Matrix& A, const Matrix& B) {
+    if (len_ < 0) return false;
+    launch(A, B, kHashSlots);
+    std::int64_t h[2 * kHashSlots];
+    Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 2 * kHashSlots),
+                      slots_.view());
+    return structure_hash2_finish(h, len_) == structure_hash2_finish(h + kHashSlots, length(A, B));
+  }
+  void clear() { len_ = -1; }
+
+ private:
+  template <class Matrix>
+  void launch(const Matrix& A, const Matrix& B, int at) {
+    structure_hash2_launch<typename Device::execution_space>(A.graph.row_map, A.graph.entries, A.numRows(),
+                                                             B.graph.row_map, B.graph.entries, B.numRows(),
+                                                             slots_.view().data() + at);
+  }
+  template <class Matrix>
+  static std::int64_t length(const Matrix& A, const Matrix& B) {
+    return structure_hash2_length(A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map,
+                                  B.graph.entries, B.numRows());
+  }
+  kkperm::detail::PooledArray<std::int64_t, Device> slots_;
+  std::int64_t len_ = -1;  ///< length at record(); -1: nothing recorded
+};
 
 /// F_i = Σ_{k in row i of A} nnz(B row k) into `work`; returns {Σ F_i, max F_i}.
 template <class Exec, class RA, class EA, class RB, class WorkView>
@@ -203,16 +304,16 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-/// build_plan on CUDA: one kernel computes each row's bin key and, per bin, the row count and
-/// the largest F_i and nnz(A row) (warp shuffles, one atomic per warp and non-empty bin); one copy
-/// brings the twelve numbers to the host; a 2-bit radix sort of (bin, row) pairs (stable) gives
+/// build_plan on CUDA: one kernel computes each row's bin key and, per bin, the row count, the
+/// largest F_i and nnz(A row) and Σ F_i (warp shuffles, one atomic per warp and non-empty bin);
+/// one copy brings the sixteen numbers to the host; a 2-bit radix sort of (bin, row) pairs (stable) gives
 /// perm. Temporaries come from the reusable workspace. Why: the four Kokkos scans and reductions
 /// of the portable form cost 12 launches and 8 host waits — 110 µs of kernels for the 144 k rows
 /// of an AMG restriction (H100 run 96) plus the waits.
 template <class RA, class WorkView, class PermView>
 void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm, std::int64_t n,
                      std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
-                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4]) {
+                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -228,10 +329,10 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
   if (err != cudaSuccess)
     KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort (size query) failed: "
                                          << cudaGetErrorString(err));
-  ws_t ws(ws_t::template bytes_for<std::int64_t>(12) + 2 * ws_t::template bytes_for<unsigned char>(n) +
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(16) + 2 * ws_t::template bytes_for<unsigned char>(n) +
           ws_t::template bytes_for<idx_t>(n) + ws_t::template bytes_for<unsigned char>(sort_bytes));
   const auto from = ws.mark();
-  auto stats = ws.template take<std::int64_t>(12);  // count[4], max work[4], max ka[4]
+  auto stats = ws.template take<std::int64_t>(16);  // count[4], max work[4], max ka[4], sum work[4]
   ws.template zero_since<Exec>(from);
   auto keys = ws.template take<unsigned char>(n);
   auto keys_out = ws.template take<unsigned char>(n);
@@ -243,7 +344,7 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
       "kkperm::spgemm::esc::bin_keys", policy_t(static_cast<int>((n + per_team - 1) / per_team), T),
       KOKKOS_LAMBDA(const member_t& team) {
         // each thread takes 8 rows (stride T), warps combine with shuffles, lane 0 adds per bin
-        std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0};
+        std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
         const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
         for (std::int64_t i = b + team.team_rank(); i < n && i < b + per_team; i += T) {
           const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
@@ -252,6 +353,7 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
           keys(i) = static_cast<unsigned char>(bin);
           rows(i) = static_cast<idx_t>(i);
           c[bin] += 1;
+          sw[bin] += f;
           if (f > mw[bin]) mw[bin] = f;
           if (ka > mk[bin]) mk[bin] = ka;
         }
@@ -260,8 +362,10 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
           const std::int64_t cs = kkperm::detail::warp_sum(c[bb], 32);
           const std::int64_t wm = kkperm::detail::warp_max(mw[bb], 32);
           const std::int64_t ks = kkperm::detail::warp_max(mk[bb], 32);
+          const std::int64_t ss = kkperm::detail::warp_sum(sw[bb], 32);
           if (lane == 0 && cs > 0) {
             kkperm::atomic_add_i64(&stats(bb), cs);
+            kkperm::atomic_add_i64(&stats(12 + bb), ss);
             Kokkos::atomic_fetch_max(&stats(4 + bb), wm);
             Kokkos::atomic_fetch_max(&stats(8 + bb), ks);
           }
@@ -271,27 +375,28 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
                                         perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
   if (err != cudaSuccess)
     KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort failed: " << cudaGetErrorString(err));
-  std::int64_t h[12];
-  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 12), stats);
+  std::int64_t h[16];
+  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 16), stats);
   bin_off[0] = 0;
   for (int b = 0; b < 4; ++b) {
     bin_off[b + 1] = bin_off[b] + h[b];
     bin_max_work[b] = h[4 + b];
     bin_max_ka[b] = h[8 + b];
+    bin_sum_work[b] = h[12 + b];
   }
 }
 #endif
 
 /// Groups rows by bin (stable within a bin): perm[bin_off[b] .. bin_off[b+1]) = rows of bin b
-/// in increasing row order. Also returns per bin max F_i and max nnz(A row).
+/// in increasing row order. Also returns per bin max F_i, max nnz(A row) and Σ F_i.
 template <class Exec, class RA, class WorkView, class PermView>
 void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std::int64_t n,
                 std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
-                std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4]) {
+                std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      build_plan_cuda(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka);
+      build_plan_cuda(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
       return;
     }
   }
@@ -312,18 +417,20 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
         },
         count);
     bin_off[b + 1] = base + count;
-    std::int64_t mw = 0, mk = 0;
+    std::int64_t mw = 0, mk = 0, sw = 0;
     Kokkos::parallel_reduce(
         "kkperm::spgemm::esc::bin_max", Kokkos::RangePolicy<Exec>(base, base + count),
-        KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& a, std::int64_t& c) {
+        KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& a, std::int64_t& c, std::int64_t& u) {
           const auto i = perm(p);
           const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
           if (work(i) > a) a = work(i);
           if (ka > c) c = ka;
+          u += work(i);
         },
-        Kokkos::Max<std::int64_t>(mw), Kokkos::Max<std::int64_t>(mk));
+        Kokkos::Max<std::int64_t>(mw), Kokkos::Max<std::int64_t>(mk), sw);
     bin_max_work[b] = mw;
     bin_max_ka[b] = mk;
+    bin_sum_work[b] = sw;
   }
 }
 

@@ -22,9 +22,11 @@
  *     level 1 otherwise; reported): count = inserts, fill = compact + sort only the unique
  *     columns (with drop_zeros: expanded row bitonic-sorted in scratch, reduced by key);
  *     by default (warp_rows) the warp bin instead runs on the warp-row kernels
- *     (esc_warp_rows.hpp): one CUDA warp per row, up to warp_rows_per_team rows per team,
- *     products flattened across the warp with shuffles (no team scan or barrier), the hash table
- *     in the warp's share of team scratch, compaction by ballots, a warp flip-bitonic sort; the
+ *     (esc_warp_rows.hpp): a group of warp_row_lanes lanes of a CUDA warp per row (8, 16 or
+ *     32, chosen from the range's mean work unless set), up to warp_rows_per_team warps per team,
+ *     products flattened across the row's lanes with shuffles (no team scan or barrier), the
+ *     hash table in the row's share of team scratch, compaction by ballots, a flip-bitonic sort
+ *     by the row's lanes; the
  *     thread bin joins that launch when it has fewer than fold_thread_bin_below rows (a thread
  *     per row leaves the device idle); with a stash (stash_limit_bytes) the count pass also
  *     sorts and keeps each row's columns and the fill pass only copies them (single pass);
@@ -73,7 +75,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -83,6 +84,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/phase_clock.hpp"
 #include "kkperm/core/pooled_array.hpp"
 #include "kkperm/kernels/spgemm/esc_kernels.hpp"
 #include "kkperm/kernels/spgemm/esc_warp_rows.hpp"
@@ -132,9 +134,9 @@ struct EscConfig {
   /// Vector lanes per C entry in the gather numeric (power of two ≤ 32); 0: 32 when the mean list
   /// length Σ F_i / nnz(C) is ≥ 32, else 1 (esc_impl::gather_lanes_for; 1 on host backends).
   int gather_lanes = 0;
-  /// Warp bin (and a small thread bin, see below) on the warp-row kernels (esc_warp_rows.hpp: one
-  /// warp per row, up to 8 rows per team, shuffles instead of team scans and barriers) for the
-  /// symbolic passes and the first (search) numeric. Off: one 32-thread team per row. Not with
+  /// Warp bin (and a small thread bin, see below) on the warp-row kernels (esc_warp_rows.hpp: a
+  /// lane group per row, up to 8 warps per team, shuffles instead of team scans and barriers) for
+  /// the symbolic passes and the first (search) numeric. Off: one 32-thread team per row. Not with
   /// drop_zeros or team_bin_hash == false (those keep the sort kernels).
   bool warp_rows = true;
   /// With warp_rows, thread-bin rows are handled by the warp-row launch as well when the thread
@@ -142,8 +144,13 @@ struct EscConfig {
   /// 87 rows took 45 + 46 + 80 µs in count, fill and numeric, a latency chain of two blocks).
   /// 32768 rows = 1024 warps, ~8 per SM of an H100: a reasoned default, not a sweep.
   std::int64_t fold_thread_bin_below = 32768;
-  /// Rows (warps) per team of the warp-row kernels, 1..8 (fewer when their scratch does not fit).
+  /// Warps per team of the warp-row kernels, 1..8 (fewer when their scratch does not fit); a team
+  /// holds this × 32 / lanes rows.
   int warp_rows_per_team = 8;
+  /// Lanes per row of the warp-row kernels: 8, 16 or 32 (a warp per row); 0 = automatic from
+  /// the mean work of the range, separately for the symbolic passes and the first numeric
+  /// (esc_impl::warp_row_lanes_for). On host backends always 1.
+  int warp_row_lanes = 0;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -173,12 +180,47 @@ struct EscStats {
   double gather_build_s = 0;         ///< building it (inside the numeric() that built it)
   int gather_lanes = 0;              ///< vector lanes per C entry of the last gather numeric
   std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
+  int warp_row_lanes = 0;            ///< lanes per row of the last symbolic's warp-row launches
+  int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
 namespace esc_impl {
+
+/**
+ * A CRS matrix's row_map (n1 entries), entries and values (nnz each) in one Kokkos allocation:
+ * three typed Views that share the block's allocation tracker (the block lives while any of them
+ * does), each at a 128-byte aligned offset. Why: a Kokkos 3.4 CUDA allocation is a cudaMalloc plus
+ * a synchronous copy of its header; with C in three allocations the "fill" phase of the 2D R(AP)
+ * setup took 0.28 ms on the H100 for 45 µs of kernels (run 106), with one 0.20 ms (run 107).
+ * Uses the View(tracker, mapping) constructor Kokkos 3.4 keeps for Views built from other Views
+ * (the Kokkos this project pins).
+ */
+template <class RowView, class EntView, class ValView>
+void allocate_crs_block(const std::string& label, std::int64_t n1, std::int64_t nnz, RowView& row,
+                        EntView& ent, ValView& val) {
+  using dev = typename RowView::device_type;
+  using R = typename RowView::non_const_value_type;
+  using E = typename EntView::non_const_value_type;
+  using V = typename ValView::non_const_value_type;
+  constexpr std::size_t kAlign = 128;
+  const auto up = [](std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
+  const std::size_t b_row = up(static_cast<std::size_t>(n1) * sizeof(R));
+  const std::size_t b_ent = up(static_cast<std::size_t>(nnz) * sizeof(E));
+  const std::size_t b_val = static_cast<std::size_t>(nnz) * sizeof(V);
+  Kokkos::View<char*, dev> block(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), b_row + b_ent + b_val);
+  char* base = block.data();
+  KKPERM_REQUIRE(reinterpret_cast<std::uintptr_t>(base) % alignof(V) == 0,
+                 "kkperm::spgemm: C's block is not aligned for its values");
+  const Kokkos::View<R*, dev, Kokkos::MemoryUnmanaged> ur(reinterpret_cast<R*>(base), n1);
+  const Kokkos::View<E*, dev, Kokkos::MemoryUnmanaged> ue(reinterpret_cast<E*>(base + b_row), nnz);
+  const Kokkos::View<V*, dev, Kokkos::MemoryUnmanaged> uv(reinterpret_cast<V*>(base + b_row + b_ent), nnz);
+  row = RowView(block.impl_track(), ur.impl_map());
+  ent = EntView(block.impl_track(), ue.impl_map());
+  val = ValView(block.impl_track(), uv.impl_map());
+}
 
 /// total = Σ cnt and, per bin b, maxc[b] = the largest cnt(o) over plan positions
 /// [bin_off[b], bin_off[b+1]) (o = perm(p) when direct, else p): one launch and one copy to the
@@ -303,13 +345,22 @@ class EscSpgemm {
     KKPERM_REQUIRE(c.warp_rows_per_team >= 1 && c.warp_rows_per_team <= esc_impl::kWarpRowsMaxPerTeam,
                    "kkperm::spgemm::EscConfig: warp_rows_per_team " << c.warp_rows_per_team
                                                                     << " outside [1, 8]");
+    KKPERM_REQUIRE(c.warp_row_lanes == 0 || c.warp_row_lanes == 8 || c.warp_row_lanes == 16 ||
+                       c.warp_row_lanes == 32,
+                   "kkperm::spgemm::EscConfig: warp_row_lanes " << c.warp_row_lanes
+                                                                << " is not 0 (auto), 8, 16 or 32");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
                    "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
                                                                      << " below 1 KiB");
   }
 
   const EscConfig& config() const { return cfg_; }
-  const EscStats& stats() const { return stats_; }
+  /// What the last symbolic/numeric did. Phase times are device-event spans on CUDA, filled here
+  /// (this waits for the newest timed phase to finish).
+  const EscStats& stats() const {
+    clock_.resolve();
+    return stats_;
+  }
   bool has_symbolic() const { return has_symbolic_; }
   /// The product; valid after symbolic() (structure) and numeric() (values).
   const Matrix& C() const {
@@ -326,7 +377,9 @@ class EscSpgemm {
                                                    << A.numRows() << " x " << A.numCols()
                                                    << " but B is " << B.numRows() << " x "
                                                    << B.numCols());
-    const auto t0 = now();
+    clock_.resolve();  // the previous call's spans, before their marks are reused
+    clock_.restart();
+    an_m0_ = clock_.mark();
     const std::int64_t n = A.numRows();
     work_ = pooled(work_mem_, "kkperm::esc::work", n);
     esc_impl::row_work<execution_space>(A.graph.row_map, A.graph.entries, B.graph.row_map, work_, n,
@@ -336,7 +389,7 @@ class EscSpgemm {
     an_nnz_a_ = A.nnz();
     an_nnz_b_ = B.nnz();
     analyzed_ = true;
-    an_s_ = since(t0);
+    an_m1_ = clock_.mark();
     return {an_sum_, an_max_};
   }
 
@@ -371,13 +424,13 @@ class EscSpgemm {
 
     stats_.sum_work = an_sum_;
     stats_.max_work = an_max_;
-    stats_.analysis_s = an_s_;
+    clock_.span(&stats_.analysis_s, an_m0_, an_m1_);
 
-    auto t0 = now();
+    auto t0 = clock_.mark();
     perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
     std::int64_t bin_max_ka[4];
     esc_impl::build_plan<exec>(A.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
-                               cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka);
+                               cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka, bin_sum_work_);
     for (int b = 0; b < 4; ++b) {
       stats_.bin_rows[b] = bin_off_[b + 1] - bin_off_[b];
       stats_.bin_max_work[b] = bin_max_work_[b];
@@ -385,11 +438,11 @@ class EscSpgemm {
     }
     plan_global_chunks();
     plan_warp_rows();
-    stats_.reorder_s = since(t0);
+    clock_.span(&stats_.reorder_s, t0);
     stats_.plan_bytes = static_cast<std::size_t>(n) * (sizeof(std::int64_t) * 2 + sizeof(ordinal_type));
 
     // ---- count pass
-    t0 = now();
+    t0 = clock_.mark();
     // per-row counts: temporary, from the reusable workspace (no allocation; zeroed by one memset)
     using ws_t = kkperm::detail::Workspace<typename device_type::memory_space>;
     ws_t ws(ws_t::template bytes_for<std::int64_t>(n));
@@ -420,17 +473,15 @@ class EscSpgemm {
                                          << " bytes in all (estimate: plan + C + buffers), above "
                                             "the memory limit of "
                                          << cfg_.memory_limit_bytes << " bytes");
-    stats_.count_s = since(t0);
-    const auto t_fill = now();
+    const auto t_fill = clock_.mark();
+    clock_.span(&stats_.count_s, t0, t_fill);
 
     // ---- fill pass
     rowmap_view rowD;
     entries_view entD;
     values_view valD;
     try {
-      rowD = rowmap_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::row_map"), n + 1);
-      entD = entries_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::entries"), nnz);
-      valD = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::values"), nnz);
+      esc_impl::allocate_crs_block(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
     } catch (const std::exception& e) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
                                            << per_copy << " bytes) failed: " << e.what());
@@ -441,11 +492,12 @@ class EscSpgemm {
     stash_ = pooled_t<ordinal_type>();  // back to the pool
     stash_off_ = work_view();
     stash_off_mem_ = pooled_t<std::int64_t>();
-    stats_.fill_s = since(t_fill);
-    const auto t_slots = now();
+    const auto t_slots = clock_.mark();
+    clock_.span(&stats_.fill_s, t_fill, t_slots);
     build_slot_map(g, A.nnz());
-    stats_.slot_build_s = since(t_slots);
-    stats_.symbolic_s = since(t0);
+    const auto t_end = clock_.mark();
+    clock_.span(&stats_.slot_build_s, t_slots, t_end);
+    clock_.span(&stats_.symbolic_s, t0, t_end);
 
     if (direct) {
       rowC_ = rowD;
@@ -455,18 +507,18 @@ class EscSpgemm {
       entP_ = entries_view();
       valP_ = values_view();
     } else {
-      t0 = now();
+      t0 = clock_.mark();
       work_view cnt_orig(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::cnt"), n);
       esc_impl::unpermute_counts<exec>(perm_, cnt, cnt_orig, n);
-      rowmap_view rowC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::row_map"), n + 1);
-      entries_view entC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::entries"), nnz);
-      values_view valC(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::C::values"), nnz);
+      rowmap_view rowC;
+      entries_view entC;
+      values_view valC;
+      esc_impl::allocate_crs_block("kkperm::C", n + 1, nnz, rowC, entC, valC);
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
                                    cfg_.drop_zeros);
       rowC_ = rowC;
-      Kokkos::fence();
-      stats_.symbolic_restore_s = since(t0);
+      clock_.span(&stats_.symbolic_restore_s, t0);
       C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
                   static_cast<offset_type>(nnz), valC, rowC, entC);
       rowP_ = rowD;
@@ -478,10 +530,7 @@ class EscSpgemm {
     b_cols_ = B.numCols();
     a_nnz_ = A.nnz();
     b_nnz_ = B.nnz();
-    if (cfg_.check_reuse) {
-      ab_hash_ = esc_impl::structure_hash2<exec>(A.graph.row_map, A.graph.entries, A.numRows(),
-                                                 B.graph.row_map, B.graph.entries, B.numRows());
-    }
+    if (cfg_.check_reuse) check_.record(A, B);  // enqueued; numeric() compares
     has_symbolic_ = true;
   }
 
@@ -494,21 +543,22 @@ class EscSpgemm {
                                                  << A.nnz() << ") / B (nnz " << B.nnz()
                                                  << ") differ from those given to symbolic()");
     if (cfg_.check_reuse) {
-      KKPERM_REQUIRE(
-          esc_impl::structure_hash2<exec>(A.graph.row_map, A.graph.entries, A.numRows(),
-                                          B.graph.row_map, B.graph.entries, B.numRows()) == ab_hash_,
-          "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
-          "symbolic()");
+      KKPERM_REQUIRE(check_.matches(A, B),
+                     "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
+                     "symbolic()");
     }
     if (cfg_.drop_zeros) {
       // The structure depends on the values: recompute it (the fill pass writes the values).
-      const auto t0 = now();
       symbolic(A, B);
-      stats_.numeric_s = since(t0);
+      clock_.span(&stats_.numeric_s, an_m0_);  // from the analysis symbolic() starts with
       return;
     }
     const bool direct = cfg_.output_order == EscOutputOrder::direct;
-    auto t0 = now();
+    if (clock_.marks() >= 64) {  // keeps the event pool bounded over many re-setups
+      clock_.resolve();
+      clock_.restart();
+    }
+    auto t0 = clock_.mark();
     args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
                       : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
     const bool searched = !slots_ready_ && !gather_ready_;
@@ -528,13 +578,12 @@ class EscSpgemm {
     } else {
       run_numeric_search(g, slot16_, slot16_.extent(0) > 0);
     }
-    stats_.numeric_s = since(t0);
+    const auto t_num = clock_.mark();
+    clock_.span(&stats_.numeric_s, t0, t_num);
     if (!direct) {
-      t0 = now();
       esc_impl::restore_rows<exec>(perm_, stats_.num_rows, rowP_, entP_, valP_, rowC_,
                                    C_.graph.entries, C_.values, false, true);
-      Kokkos::fence();
-      stats_.numeric_restore_s = since(t0);
+      clock_.span(&stats_.numeric_restore_s, t_num);
     }
     if (searched) {  // only the search path can see a product outside C's structure
       int flag = 0;
@@ -557,8 +606,12 @@ class EscSpgemm {
     // 1.18 ms, H100 run 101)
     const bool folded = warp_rows_ && warp_begin_ < bin_off_[1];
     const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, bin_max_c_[1]);
-    if (warp_rows_ && esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_,
-                                                        slot, record, cfg_.warp_rows_per_team)) {
+    int lanes = 0;
+    if (warp_rows_)
+      lanes = esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_, slot,
+                                                record, numeric_lanes_, cfg_.warp_rows_per_team);
+    stats_.numeric_warp_row_lanes = lanes;
+    if (lanes > 0) {
       if (!folded)
         esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
                                            record);
@@ -607,7 +660,7 @@ class EscSpgemm {
     const std::size_t temp = static_cast<std::size_t>(nnz_c + (g.direct ? 0 : n)) * sizeof(int);
     if (bytes > cfg_.gather_plan_limit_bytes) return;
     if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes + temp > cfg_.memory_limit_bytes) return;
-    const auto t0 = now();
+    const auto t0 = clock_.mark();
     Kokkos::View<int*, device_type> cnt, inv;
     try {
       gptr_ = Kokkos::View<int*, device_type>(
@@ -626,7 +679,7 @@ class EscSpgemm {
       esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot16_, inv, cnt, gptr_, glist_);
     else
       esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot32_, inv, cnt, gptr_, glist_);
-    stats_.gather_build_s = since(t0);
+    clock_.span(&stats_.gather_build_s, t0);
     stats_.gather_bytes = bytes;
     stats_.peak_bytes += bytes + temp;
     gather_ready_ = true;
@@ -682,10 +735,14 @@ class EscSpgemm {
         esc_impl::copy_stashed_rows<exec>(g, warp_begin_, bin_off_[2], stash_.view().data(), stash_off_,
                                           cfg_.warp_rows_per_team);
       }
-      if ((fill && stashed) ||
-          esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
-                                             fill ? nullptr : stash_.view().data(), stash_off_,
-                                             cfg_.warp_rows_per_team)) {
+      int lanes = 0;
+      if (!(fill && stashed)) {
+        lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
+                                                   fill ? nullptr : stash_.view().data(), stash_off_,
+                                                   warp_lanes_, cfg_.warp_rows_per_team);
+        stats_.warp_row_lanes = lanes;
+      }
+      if ((fill && stashed) || lanes > 0) {
         if (warp_begin_ > bin_off_[0])
           esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
         esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill,
@@ -733,15 +790,6 @@ class EscSpgemm {
   }
 
  private:
-  using clock = std::chrono::steady_clock;
-  static clock::time_point now() {
-    Kokkos::fence();
-    return clock::now();
-  }
-  static double since(clock::time_point t) {
-    Kokkos::fence();
-    return std::chrono::duration<double>(clock::now() - t).count();
-  }
 
   template <class T>
   using pooled_t = kkperm::detail::PooledArray<T, device_type>;
@@ -840,6 +888,12 @@ class EscSpgemm {
     warp_begin_ = fold ? bin_off_[0] : bin_off_[1];
     stats_.thread_bin_folded = fold && bin_off_[1] > bin_off_[0];
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
+    const std::int64_t range_work = bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0);
+    warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
+                                          : esc_impl::warp_row_lanes_for(range_work, stats_.warp_row_rows, false);
+    numeric_lanes_ = cfg_.warp_row_lanes > 0
+                         ? cfg_.warp_row_lanes
+                         : esc_impl::warp_row_lanes_for(range_work, stats_.warp_row_rows, true);
   }
 
   /// Single-pass symbolic of the warp-row range when its stash (Σ F_i of the range columns)
@@ -854,19 +908,16 @@ class EscSpgemm {
     if (!warp_rows_ || cfg_.stash_limit_bytes == 0) return;
     const std::int64_t b = warp_begin_, e = bin_off_[2];
     if (e <= b) return;
+    // Σ F of the range from the bin plan (no copy back: the device's offsets end at the same sum)
+    const std::int64_t total = bin_sum_work_[1] + (warp_begin_ < bin_off_[1] ? bin_sum_work_[0] : 0);
+    const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(ordinal_type);
+    const std::size_t other = stats_.plan_bytes + static_cast<std::size_t>(n) * sizeof(std::int64_t);
+    if (total == 0 || bytes > cfg_.stash_limit_bytes ||
+        (cfg_.memory_limit_bytes != 0 && other + bytes > cfg_.memory_limit_bytes))
+      return;
     try {
       stash_off_ = pooled(stash_off_mem_, "kkperm::esc::stash_off", e - b + 1);
       esc_impl::range_work_offsets<execution_space>(perm_, work_, b, e, stash_off_);
-      std::int64_t total = 0;
-      Kokkos::deep_copy(total, Kokkos::subview(stash_off_, e - b));
-      const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(ordinal_type);
-      const std::size_t other = stats_.plan_bytes + static_cast<std::size_t>(n) * sizeof(std::int64_t);
-      if (total == 0 || bytes > cfg_.stash_limit_bytes ||
-          (cfg_.memory_limit_bytes != 0 && other + bytes > cfg_.memory_limit_bytes)) {
-        stash_off_ = work_view();
-        stash_off_mem_ = pooled_t<std::int64_t>();
-        return;
-      }
       stash_ = pooled_t<ordinal_type>("kkperm::esc::stash", static_cast<std::size_t>(total));
       stats_.stash_bytes = bytes;
     } catch (const std::exception&) {  // no memory for it: two passes
@@ -907,6 +958,9 @@ class EscSpgemm {
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_c_[4] = {0, 0, 0, 0};
+  std::int64_t bin_sum_work_[4] = {0, 0, 0, 0};
+  int warp_lanes_ = 32;     ///< lanes per row planned for the warp-row range's symbolic passes
+  int numeric_lanes_ = 32;  ///< and for its first (search) numeric
   std::vector<std::int64_t> chunk_pos_;
   std::vector<Kokkos::View<std::int64_t*, device_type>> chunk_off_;
   Kokkos::View<ordinal_type*, device_type> key_buf_;
@@ -914,10 +968,12 @@ class EscSpgemm {
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
   bool analyzed_ = false;  ///< analyze() ran and no symbolic() consumed it yet
   std::int64_t an_rows_ = 0, an_inner_ = 0, an_nnz_a_ = 0, an_nnz_b_ = 0, an_sum_ = 0, an_max_ = 0;
-  double an_s_ = 0;
+  int an_m0_ = 0, an_m1_ = 0;  ///< clock marks around the last analysis
+  /// Phase times (device events on CUDA: no fences between the phases; kkperm/core/phase_clock.hpp)
+  mutable kkperm::detail::PhaseClock<execution_space> clock_;
   std::int64_t warp_begin_ = 0;  ///< warp-row kernels cover perm[warp_begin_, bin_off_[2])
   bool warp_rows_ = false;
-  std::uint64_t ab_hash_ = 0;  ///< structure_hash2 of A and B at symbolic()
+  esc_impl::StructureCheck<device_type> check_;  ///< structure hash of A and B at symbolic()
   static constexpr std::int64_t kThreadRowMax = esc_impl::kThreadCapacity;
   work_view aprod_;                                ///< slot map: first product of each A nonzero
   Kokkos::View<std::uint16_t*, device_type> slot16_;

@@ -1,6 +1,7 @@
 #pragma once
-// ESC warp-row kernels: one CUDA warp per row of C, several rows per team, for the rows of the
-// warp bin (and, when it is small, the thread bin too). Internal: used by esc_spgemm.hpp.
+// ESC warp-row kernels: one group of L lanes of a CUDA warp per row of C (L = 32: a warp per
+// row; L = 8, 16: 32 / L rows per warp), several warps per team, for the rows of the warp bin
+// (and, when it is small, the thread bin too). Internal: used by esc_spgemm.hpp.
 //
 // Why (H100, session 16, run 96, ncu of the R(AP) setup of the 2D 5-point Laplacian, 144 k rows
 // all in the warp bin): the one-row-per-32-thread-team kernels took 315 µs (count), 626 µs
@@ -11,10 +12,18 @@
 // ride along in the same launch.
 //
 // Products of a row are visited in product order (A's entries in order, each B row in order),
-// flattened across the warp: A's row is taken W entries at a time, an exclusive warp scan of
+// flattened across the row's lanes: A's row is taken W entries at a time, an exclusive scan of
 // their B-row lengths places each product, and lane l takes products l, l + W, ... of the chunk,
-// finding its A entry by binary lifting over the scan (shuffles). On host backends W = 1 and a
-// team is one thread: the same code walks the row serially (so CI's Serial build tests it).
+// finding its A entry by binary lifting over the scan (shuffles). With W < 32 every shuffle,
+// ballot and sync names only the row's lane group (lane_group_mask), so the rows of a warp run
+// their own loop bounds. Why lane groups (session 17): a row of ~50-100 products gives a warp
+// ~2 products a lane, each row a chain of dependent loads; with 32 / W rows a warp more rows are
+// in flight. Measured (H100 runs 106-107, ncu): the first (search) numeric of the 2D R(AP) went
+// 246 -> 195 µs with 8 lanes, the 3D 7-point A² count pass 2.9 -> 2.5 ms with 16; the R(AP) count
+// passes stayed fastest with a warp per row (each row's hash table is sized for the range's
+// largest row, so scratch, not lanes, bounds the rows in flight there).
+// On host backends W = 1 and a team is one thread: the same code walks the row serially (so CI's
+// Serial build tests it).
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
@@ -24,7 +33,7 @@
 
 namespace kkperm::spgemm::esc_impl {
 
-inline constexpr int kWarpRowsMaxPerTeam = 8;
+inline constexpr int kWarpRowsMaxPerTeam = 8;  ///< warps per team (team size <= 256)
 /// Blocks per SM the warp-row kernels are compiled for (LaunchBounds<256, 4>: at most 64
 /// registers a thread). Without it (run 97) they ran at 30 % occupancy: a row is a chain of five
 /// dependent loads (perm, A's row, B's row offsets, B's columns), so latency is hidden only by
@@ -41,14 +50,16 @@ constexpr int warp_lanes() {
 
 /// Calls use(load(pa, q), t) once for every product a(pa)·b(q) of A's row [a0, a0 + ka), t = the
 /// product's index within the row in product order; each call is made by one lane. Every lane of
-/// the warp must call this (shuffles inside). Row work must fit an int (warp and thread bins).
+/// the row's W-lane group (`mask`) must call this (shuffles inside). Row work must fit an int
+/// (warp and thread bins).
 /// A lane's products are taken kBatch at a time: their loads are all issued before the first use
 /// (H100 run 100: with one product in flight per lane, each row waited on its B-column loads one
 /// after another, ~11 µs a row in the R(AP) count pass).
 inline constexpr int kProductBatch = 4;
 template <class Args, class Load, class Use>
 KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0, std::int64_t ka,
-                                                  int lane, int W, const Load& load, const Use& use) {
+                                                  int lane, int W, unsigned mask, const Load& load,
+                                                  const Use& use) {
   using item_t = decltype(load(std::int64_t(0), std::int64_t(0)));
   std::int64_t tbase = 0;
   for (std::int64_t s0 = 0; s0 < ka; s0 += W) {
@@ -59,8 +70,8 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
       b0 = static_cast<std::int64_t>(g.rowB(k));
       len = static_cast<int>(static_cast<std::int64_t>(g.rowB(k + 1)) - b0);
     }
-    const int excl = static_cast<int>(kkperm::detail::warp_exclusive_scan(len, lane, W));
-    const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W);
+    const int excl = static_cast<int>(kkperm::detail::warp_exclusive_scan(len, lane, W, mask));
+    const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W, mask);
     for (int base = 0; base < total; base += kProductBatch * W) {
       item_t item[kProductBatch];
       int tt[kProductBatch];
@@ -70,11 +81,11 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
         // largest s with excl_s <= t (binary lifting; s + step stays below W)
         int s = 0;
         for (int step = W / 2; step >= 1; step >>= 1) {
-          const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W);
+          const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W, mask);
           if (e <= t) s += step;
         }
-        const std::int64_t bs = kkperm::detail::warp_shfl_idx(b0, s, W);
-        const int es = kkperm::detail::warp_shfl_idx(excl, s, W);
+        const std::int64_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
+        const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
         tt[u] = t;
         if (t < total) item[u] = load(a0 + s0 + s, bs + (t - es));
       }
@@ -93,22 +104,66 @@ struct ColVal {
   V val;
 };
 
-/// Rows per team for `per_warp` scratch bytes: as many warps as fit the level-0 scratch of one
-/// team, at most kWarpRowsMaxPerTeam; 0 when even one warp's share does not fit (caller falls
-/// back to the team kernels). Host: 1.
+/// Lanes per row and rows per team of one warp-row launch.
+struct RowGroups {
+  int lanes = 1;  ///< W: lanes per row (a power of two <= 32; 1 on host backends)
+  int rows = 0;   ///< rows per team (a multiple of 32 / lanes); 0: does not fit, not launched
+};
+
+/// Lanes and rows per team for `per_row` scratch bytes a row: `lanes` (8, 16 or 32)
+/// lanes a row, as many rows as fit the level-0 scratch of one team, at most `max_warps` warps
+/// (<= kWarpRowsMaxPerTeam), whole warps only; when not even one warp of such rows fits, one row
+/// a warp (lanes = 32); rows = 0 when that does not fit either (caller falls back to the team
+/// kernels). Host: one lane, one row.
 template <class Exec>
-int warp_rows_per_team(std::size_t per_warp, int max_rows) {
+RowGroups warp_row_groups(std::size_t per_row, int lanes, int max_warps) {
   if constexpr (is_host_exec<Exec>()) {
-    (void)per_warp;
-    (void)max_rows;
-    return 1;
+    (void)per_row;
+    (void)lanes;
+    (void)max_warps;
+    return RowGroups{1, 1};
   } else {
-    const std::size_t most = static_cast<std::size_t>(
-        max_rows < 1 ? 1 : (max_rows > kWarpRowsMaxPerTeam ? kWarpRowsMaxPerTeam : max_rows));
+    const std::size_t warps = static_cast<std::size_t>(
+        max_warps < 1 ? 1 : (max_warps > kWarpRowsMaxPerTeam ? kWarpRowsMaxPerTeam : max_warps));
     const std::size_t cap = static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
-    const std::size_t r = per_warp > 0 ? cap / per_warp : most;
-    return static_cast<int>(r < most ? r : most);
+    for (int L = lanes;; L = 32) {
+      const std::size_t per_warp = static_cast<std::size_t>(32 / L);
+      const std::size_t most = warps * per_warp;
+      std::size_t r = per_row > 0 ? cap / per_row : most;
+      r = (r < most ? r : most) / per_warp * per_warp;
+      if (r > 0 || L == 32) return RowGroups{L, static_cast<int>(r)};
+    }
   }
+}
+
+/// Lanes per row for a warp-row range of `rows` rows and Σ F = `work` products (mean F = work /
+/// rows). Symbolic passes: a warp per row, 16 lanes when mean F < 64; first numeric: about 16
+/// products a lane, 8 to 32 lanes. From H100 runs 106-107 (2D/3D Laplacian A², AP, R(AP); 4, 8,
+/// 16 and 32 lanes forced): the hashing count pass was fastest with 32 lanes everywhere but the
+/// 3D 7-point A² (mean F 49: 16 lanes, 2.60 against 2.89 ms) and lost up to 12x with 4 lanes on
+/// rows near the warp bin's top; the search numeric gained with fewer lanes (3D 7-point A²:
+/// 0.81-0.89 ms with 4-8 lanes against 1.45-1.77 ms with 32). 4 lanes never won by more than
+/// noise and are not offered.
+inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric) {
+  if (rows <= 0) return 32;
+  const std::int64_t mean = work / rows;
+  if (!numeric) return mean < 64 ? 16 : 32;
+  const std::int64_t per_lane = (mean + 15) / 16;
+  int L = 8;
+  while (L < 32 && L < per_lane) L *= 2;
+  return L;
+}
+
+/// The group of team rank `tr` for W-lane rows: lane within the row, row within the team, the
+/// group's lane mask and the group's first hardware lane.
+struct LaneGroup {
+  int lane, row;
+  unsigned mask;
+  int base;
+};
+KOKKOS_INLINE_FUNCTION LaneGroup lane_group_of(int tr, int W) {
+  const int hw = tr % 32;
+  return LaneGroup{tr % W, tr / W, kkperm::detail::lane_group_mask(hw, W), hw & ~(W - 1)};
 }
 
 /// Scratch bytes of one warp of the symbolic kernel: its row's hash table (hash_slots(max_work)
@@ -119,36 +174,33 @@ std::size_t warp_symbolic_bytes(std::int64_t max_work) {
 }
 
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
-/// cnt(o) = unique columns) or fill (C's row = its sorted unique columns). One warp per row,
-/// `R` rows per team (warp_rows_per_team); returns false without launching when R == 0.
+/// cnt(o) = unique columns) or fill (C's row = its sorted unique columns). `lanes` lanes per row,
+/// up to `max_warps` warps per team (warp_row_groups); returns the lanes used, 0 without launching
+/// when not even one row's table fits a team's scratch.
 /// The row's columns go into an open-addressing table in the warp's scratch (atomic CAS); fill
 /// compacts the table in place (ballots), sorts the unique columns with a flip-bitonic network
 /// (lanes in lock-step; heap sort on host) and writes them once.
 /// Single pass: with a `stash` (count pass only), the count pass also writes each row's sorted
 /// unique columns to stash + soff(p - begin) (soff: exclusive prefix of F over the range, so a
 /// row's stash slice holds its F_i ≥ nnz(C row) columns), and the fill pass becomes
-/// copy_stashed_rows — the rows are hashed once instead of twice.
-template <class Exec, class Args, class StashOff>
-bool symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
-                        std::int64_t max_work,
-                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                        int max_rows) {
+/// copy_stashed_rows — the rows are hashed once instead of twice. symbolic_warp_rows_launch is
+/// the kernel for W lanes a row; symbolic_warp_rows picks W and the rows per team.
+template <class Exec, int W, class Args, class StashOff>
+void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
+                               std::size_t per_row, int R,
+                               typename Args::EntC::non_const_value_type* stash, const StashOff& soff) {
   using O = typename Args::EntC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
-  if (end <= begin) return true;
-  constexpr int W = warp_lanes<Exec>();
-  const std::size_t per_warp = warp_symbolic_bytes<O>(max_work);
-  const int R = warp_rows_per_team<Exec>(per_warp, max_rows);
-  if (R == 0) return false;
   const O empty = -1;  // columns are >= 0 (validated)
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const int lane = team.team_rank() % W;
-    const int w = team.team_rank() / W;
-    O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(per_warp * R, 16)) +
-               static_cast<std::int64_t>(w) * (static_cast<std::int64_t>(per_warp) / sizeof(O));
-    const std::int64_t p = begin + std::int64_t(team.league_rank()) * (team.team_size() / W) + w;
-    if (p >= end) return;  // the whole warp leaves; no team barrier follows
+    const LaneGroup lg = lane_group_of(team.team_rank(), W);
+    const int lane = lg.lane;
+    const unsigned mask = lg.mask;
+    O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
+               static_cast<std::int64_t>(lg.row) * (static_cast<std::int64_t>(per_row) / sizeof(O));
+    const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
+    if (p >= end) return;  // the row's lanes leave together; no team barrier follows
     const auto i = g.perm(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
@@ -156,27 +208,28 @@ bool symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, boo
     const std::int64_t F = g.work(i);
     const std::int64_t Hr = next_pow2_dev(F + (F >> 2) + 1);  // hash_slots(F): fits the warp's share
     for (std::int64_t t = lane; t < Hr; t += W) table[t] = empty;
-    kkperm::detail::sync_warp_lanes();
+    kkperm::detail::sync_warp_lanes(mask);
     std::int64_t ins = 0;
     warp_for_each_product(
-        g, a0, ka, lane, W, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+        g, a0, ka, lane, W, mask, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
         [&](const O c, std::int64_t) { ins += hash_insert(table, Hr, c, empty); });
-    const std::int64_t unique = kkperm::detail::warp_sum(ins, W);
+    const std::int64_t unique = kkperm::detail::warp_sum(ins, W, mask);
     if (!fill) {
       if (lane == 0) g.cnt(o) = unique;
       if (stash == nullptr) return;
     }
-    kkperm::detail::sync_warp_lanes();
-    // compact in place: writes land at or below the slots this round read
+    kkperm::detail::sync_warp_lanes(mask);
+    // compact in place: writes land at or below the slots this round read (ballot bits are
+    // hardware lanes: shifted down to the group's)
     std::int64_t off = 0;
     const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
     for (std::int64_t b = 0; b < Hr; b += W) {
       const O c = b + lane < Hr ? table[b + lane] : empty;
-      const unsigned m = kkperm::detail::warp_ballot(c != empty);
-      kkperm::detail::sync_warp_lanes();
+      const unsigned m = kkperm::detail::warp_ballot(c != empty, mask) >> lg.base;
+      kkperm::detail::sync_warp_lanes(mask);
       if (c != empty) table[off + kkperm::detail::popcount32u(m & below)] = c;
-      off += kkperm::detail::popcount32u(m);
-      kkperm::detail::sync_warp_lanes();
+      off += kkperm::detail::popcount32u(m & (W >= 32 ? 0xffffffffu : ((1u << W) - 1u)));
+      kkperm::detail::sync_warp_lanes(mask);
     }
     if (W == 1) {
       serial_heap_sort(table, static_cast<int*>(nullptr), unique, false);
@@ -186,20 +239,43 @@ bool symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, boo
         for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1) {
           for (std::int64_t t = lane; t < P / 2; t += W)
             flip_bitonic_step(table, static_cast<int*>(nullptr), unique, size, stride, t, false);
-          kkperm::detail::sync_warp_lanes();
+          kkperm::detail::sync_warp_lanes(mask);
         }
     }
     O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(p - begin);
     for (std::int64_t t = lane; t < unique; t += W) out[t] = table[t];
   };
-  const int rows = R;  // <= 8 warps: within the launch bounds (the kernel reads it from team_size)
-  policy_t policy(static_cast<int>((end - begin + rows - 1) / rows), team_size_for<Exec>(rows * W));
-  policy.set_scratch_size(0, Kokkos::PerTeam(per_warp * R));
+  // team size R * W <= 256: within the launch bounds
+  policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
+  policy.set_scratch_size(0, Kokkos::PerTeam(per_row * R));
   Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_warp_rows"
                             : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_warp_rows"
                                                 : "kkperm::spgemm::esc::symbolic_count_warp_rows"),
                        policy, body);
-  return true;
+}
+
+template <class Exec, class Args, class StashOff>
+int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
+                       std::int64_t max_work,
+                       typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
+                       int lanes, int max_warps) {
+  using O = typename Args::EntC::non_const_value_type;
+  const std::size_t per_row = warp_symbolic_bytes<O>(max_work);
+  const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
+  if (rg.rows == 0) return 0;
+  if (end <= begin) return rg.lanes;
+  // the lanes are a compile-time constant of each kernel (H100 run 106: with a run-time width the
+  // shuffles' loops and masks made the one-warp-per-row count pass 10-16 % slower)
+  if constexpr (is_host_exec<Exec>()) {
+    symbolic_warp_rows_launch<Exec, 1>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+  } else if (rg.lanes == 8) {
+    symbolic_warp_rows_launch<Exec, 8>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+  } else if (rg.lanes == 16) {
+    symbolic_warp_rows_launch<Exec, 16>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+  } else {
+    symbolic_warp_rows_launch<Exec, 32>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+  }
+  return rg.lanes;
 }
 
 /// out(j) = Σ_{j' < j} work(perm(b + j')) for j in [0, e - b] (stash offsets of the range).
@@ -216,12 +292,12 @@ void range_work_offsets(const PermView& perm, const WorkView& work, std::int64_t
 template <class Exec, class Args, class StashOff>
 void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
                        const typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                       int max_rows) {
+                       int max_warps) {
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   constexpr int W = warp_lanes<Exec>();
-  const int R = warp_rows_per_team<Exec>(0, max_rows);
+  const int R = warp_row_groups<Exec>(0, 32, max_warps).rows;
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::symbolic_copy_stashed_rows",
       policy_t(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W)),
@@ -244,35 +320,31 @@ std::size_t warp_numeric_bytes(std::int64_t max_c) {
   return (c * (sizeof(V) + sizeof(O)) + 15) / 16 * 16;
 }
 
-/// First numeric of rows perm[begin, end) by search (C's structure known, no slot map yet): one
-/// warp per row, R rows per team. The row's columns are staged in the warp's scratch next to a
-/// zeroed accumulator; each product finds its column by binary search there and adds a·b
-/// atomically (scratch); with `record` its position goes to slot(aprod(a0) + t) (t: index of the
-/// product in the row, product order). A product whose column is not in C's row raises `missing`.
-/// Returns false without launching when one warp's share does not fit a team's scratch.
-template <class Exec, class Args, class Flag, class AprodView, class SlotView>
-bool numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
-                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                       bool record, int max_rows) {
+/// First numeric of rows perm[begin, end) by search (C's structure known, no slot map yet):
+/// `lanes` lanes per row, up to `max_warps` warps per team (warp_row_groups). The row's columns
+/// are staged in the row's scratch next to a zeroed accumulator; each product finds its column
+/// by binary search there and adds a·b atomically (scratch); with `record` its position goes to
+/// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
+/// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
+/// without launching when one row's share does not fit a team's scratch.
+template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView>
+void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
+                              std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
+                              const SlotView& slot, bool record) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
-  if (end <= begin) return true;
-  constexpr int W = warp_lanes<Exec>();
-  const std::int64_t cap = max_c > 0 ? max_c : 1;
-  const std::size_t per_warp = warp_numeric_bytes<V, O>(cap);
-  const int R = warp_rows_per_team<Exec>(per_warp, max_rows);
-  if (R == 0) return false;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const int lane = team.team_rank() % W;
-    const int w = team.team_rank() / W;
-    char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_warp * R, 16)) +
-                 static_cast<std::size_t>(w) * per_warp;
+    const LaneGroup lg = lane_group_of(team.team_rank(), W);
+    const int lane = lg.lane;
+    const unsigned mask = lg.mask;
+    char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
+                 static_cast<std::size_t>(lg.row) * per_row;
     V* acc = reinterpret_cast<V*>(mine);
     O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
-    const std::int64_t p = begin + std::int64_t(team.league_rank()) * (team.team_size() / W) + w;
+    const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
     const auto i = g.perm(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
@@ -284,11 +356,11 @@ bool numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std:
       cols[t] = g.entC(cb + t);
       acc[t] = V(0);
     }
-    kkperm::detail::sync_warp_lanes();
+    kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
     warp_for_each_product(
-        g, a0, ka, lane, W,
+        g, a0, ka, lane, W, mask,
         [&](std::int64_t pa, std::int64_t q) {
           return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
         },
@@ -306,15 +378,37 @@ bool numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std:
             if (record) slot(first + t) = static_cast<S>(lo);
           }
         });
-    kkperm::detail::sync_warp_lanes();
+    kkperm::detail::sync_warp_lanes(mask);
     for (std::int64_t t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
     if (miss) missing() = 1;
   };
-  const int rows = R;  // <= 8 warps: within the launch bounds (the kernel reads it from team_size)
-  policy_t policy(static_cast<int>((end - begin + rows - 1) / rows), team_size_for<Exec>(rows * W));
-  policy.set_scratch_size(0, Kokkos::PerTeam(per_warp * R));
+  // team size R * W <= 256: within the launch bounds
+  policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
+  policy.set_scratch_size(0, Kokkos::PerTeam(per_row * R));
   Kokkos::parallel_for("kkperm::spgemm::esc::numeric_warp_rows", policy, body);
-  return true;
+}
+
+template <class Exec, class Args, class Flag, class AprodView, class SlotView>
+int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
+                      const Flag& missing, const AprodView& aprod, const SlotView& slot,
+                      bool record, int lanes, int max_warps) {
+  using O = typename Args::EntC::non_const_value_type;
+  using V = typename Args::ValC::non_const_value_type;
+  const std::int64_t cap = max_c > 0 ? max_c : 1;
+  const std::size_t per_row = warp_numeric_bytes<V, O>(cap);
+  const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
+  if (rg.rows == 0) return 0;
+  if (end <= begin) return rg.lanes;
+  if constexpr (is_host_exec<Exec>()) {
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+  } else if (rg.lanes == 8) {
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+  } else if (rg.lanes == 16) {
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+  } else {
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+  }
+  return rg.lanes;
 }
 
 }  // namespace kkperm::spgemm::esc_impl
