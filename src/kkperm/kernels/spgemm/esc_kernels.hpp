@@ -4,6 +4,7 @@
 // KOKKOS_LAMBDA in constructors or private members) working on raw views; the caller owns plans.
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -153,14 +154,22 @@ KOKKOS_INLINE_FUNCTION std::uint64_t hash_chunk(const ArrayView& a, std::int64_t
   return h;
 }
 
+/// Lengths of the four arrays structure_hash2 covers: A's entries, A's row_map, B's entries,
+/// B's row_map (a 0 x 0 matrix may have no row_map).
+template <class RA, class EA, class RB, class EB>
+std::array<std::int64_t, 4> structure_hash2_lengths(const RA& rowA, const EA& entA, std::int64_t nA,
+                                                    const RB& rowB, const EB& entB, std::int64_t nB) {
+  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
+  return {static_cast<std::int64_t>(entA.extent(0)), rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA),
+          static_cast<std::int64_t>(entB.extent(0)), rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB)};
+}
+
 /// Number of indices structure_hash2 covers (the finish step mixes it in).
 template <class RA, class EA, class RB, class EB>
 std::int64_t structure_hash2_length(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
                                     const EB& entB, std::int64_t nB) {
-  // a 0 x 0 matrix may have no row_map
-  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
-  return static_cast<std::int64_t>(entA.extent(0)) + rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA) +
-         static_cast<std::int64_t>(entB.extent(0)) + rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
+  const auto l = structure_hash2_lengths(rowA, entA, nA, rowB, entB, nB);
+  return l[0] + l[1] + l[2] + l[3];
 }
 
 template <class Exec, class RA, class EA, class RB, class EB>
@@ -168,11 +177,8 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
                             const EB& entB, std::int64_t nB, std::int64_t* slots) {
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
-  const auto rows_of = [](std::int64_t extent, std::int64_t n) { return extent < n + 1 ? extent : n + 1; };
-  const std::int64_t len0 = static_cast<std::int64_t>(entA.extent(0));
-  const std::int64_t len1 = rows_of(static_cast<std::int64_t>(rowA.extent(0)), nA);
-  const std::int64_t len2 = static_cast<std::int64_t>(entB.extent(0));
-  const std::int64_t len3 = rows_of(static_cast<std::int64_t>(rowB.extent(0)), nB);
+  const auto l = structure_hash2_lengths(rowA, entA, nA, rowB, entB, nB);
+  const std::int64_t len0 = l[0], len1 = l[1], len2 = l[2], len3 = l[3];
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
     const cudaError_t e = cudaMemsetAsync(slots, 0, sizeof(std::int64_t) * kHashSlots, Exec().cuda_stream());

@@ -888,12 +888,12 @@ class EscSpgemm {
     warp_begin_ = fold ? bin_off_[0] : bin_off_[1];
     stats_.thread_bin_folded = fold && bin_off_[1] > bin_off_[0];
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
-    const std::int64_t range_work = bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0);
+    range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
-                                          : esc_impl::warp_row_lanes_for(range_work, stats_.warp_row_rows, false);
+                                          : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false);
     numeric_lanes_ = cfg_.warp_row_lanes > 0
                          ? cfg_.warp_row_lanes
-                         : esc_impl::warp_row_lanes_for(range_work, stats_.warp_row_rows, true);
+                         : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, true);
   }
 
   /// Single-pass symbolic of the warp-row range when its stash (Σ F_i of the range columns)
@@ -909,7 +909,7 @@ class EscSpgemm {
     const std::int64_t b = warp_begin_, e = bin_off_[2];
     if (e <= b) return;
     // Σ F of the range from the bin plan (no copy back: the device's offsets end at the same sum)
-    const std::int64_t total = bin_sum_work_[1] + (warp_begin_ < bin_off_[1] ? bin_sum_work_[0] : 0);
+    const std::int64_t total = range_work_;
     const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(ordinal_type);
     const std::size_t other = stats_.plan_bytes + static_cast<std::size_t>(n) * sizeof(std::int64_t);
     if (total == 0 || bytes > cfg_.stash_limit_bytes ||
@@ -959,6 +959,7 @@ class EscSpgemm {
   std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_c_[4] = {0, 0, 0, 0};
   std::int64_t bin_sum_work_[4] = {0, 0, 0, 0};
+  std::int64_t range_work_ = 0;  ///< Σ F_i of the warp-row range (plan_warp_rows)
   int warp_lanes_ = 32;     ///< lanes per row planned for the warp-row range's symbolic passes
   int numeric_lanes_ = 32;  ///< and for its first (search) numeric
   std::vector<std::int64_t> chunk_pos_;
