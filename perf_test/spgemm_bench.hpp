@@ -25,6 +25,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.global_team_size = static_cast<int>(opt.get_double("--esc-global-threads", 512));
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
   o.esc.warp_rows = !opt.has("--esc-team-rows");
+  o.esc.c_from_pool = !opt.has("--esc-kokkos-c");
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
@@ -108,6 +109,8 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp bin on one 32-thread team per row (default: warp-row kernels, up to 8 rows "
            "per team)"},
           {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: warps per team, 1..8", "8"},
+          {"--esc-kokkos-c", "",
+           "ESC: allocate C with Kokkos (cudaMalloc + header copy) instead of kkperm's CUDA pool"},
           {"--esc-warp-row-lanes", "N", "ESC warp-row kernels: lanes per row, 8/16/32 (0: from the mean work)",
            "0"},
           {"--esc-stash-mib", "N",

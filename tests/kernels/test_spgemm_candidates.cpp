@@ -124,7 +124,24 @@ TEST(SpgemmCandidates, StructureCheckSeesLateSingleIndexChanges) {
   const auto h2 = kkperm::spgemm::esc_impl::structure_hash2<Matrix::execution_space>(
       A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map, B.graph.entries, B.numRows());
   EXPECT_EQ(h1, h2);
-  {  // the device hash (teams of 2048 indices of one array, partial sums in 32 slots) equals the
+  // one, two and five teams walking all the chunks (18 of 2048 indices on CUDA; grid stride) give
+  // the same hash
+  const auto capped = [&](int teams) {
+    return kkperm::spgemm::esc_impl::structure_hash2<Matrix::execution_space>(
+        A.graph.row_map, A.graph.entries, A.numRows(), B.graph.row_map, B.graph.entries, B.numRows(), teams);
+  };
+  EXPECT_EQ(capped(1), h1);
+  EXPECT_EQ(capped(2), h1);
+  EXPECT_EQ(capped(5), h1);
+  // the two-step form: no verdict without an enqueue; work enqueued between the steps is fine
+  EXPECT_FALSE(check.verdict());
+  check.enqueue(A, B);
+  Kokkos::deep_copy(Kokkos::View<double*, Matrix::device_type>("kkperm::test::between", 1000), 1.0);
+  EXPECT_TRUE(check.verdict());
+  EXPECT_FALSE(check.verdict());  // consumed
+  check.enqueue(kkperm::to_device<Matrix>(revalue(hA, 35)), B);
+  EXPECT_TRUE(check.verdict());
+  {  // the device hash (chunks of 2048 indices of one array, partial sums in 32 slots) equals the
      // formula summed on the host
     using kkperm::spgemm::esc_impl::index_hash;
     std::uint64_t want = 0;
@@ -204,14 +221,28 @@ TEST(SpgemmCandidates, NumericRejectsOneIndexChangeOfB) {
   }
   ASSERT_TRUE(shifted);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  const auto ref = reference_multiply(hA, hB);
   for (const Host* changed : {&hCol, &hRow}) {
     const auto B2 = kkperm::to_device<Matrix>(*changed);
     for (auto c : kkperm::spgemm_candidates()) {
+      const std::string what =
+          kkperm::to_string(c) + (changed == &hCol ? " (column moved)" : " (row_map moved)");
       auto plan = kkperm::make_spgemm_plan<Matrix>(c);
       plan->symbolic(A, B);
-      EXPECT_NO_THROW(plan->numeric(A, B)) << kkperm::to_string(c);
-      EXPECT_THROW(plan->numeric(A, B2), std::invalid_argument)
-          << kkperm::to_string(c) << (changed == &hCol ? " (column moved)" : " (row_map moved)");
+      EXPECT_TRUE(plan->numeric_reads_indices()) << what;  // the first numeric searches
+      EXPECT_NO_THROW(plan->numeric(A, B)) << what;
+      EXPECT_THROW(plan->numeric(A, B2), std::invalid_argument) << what;
+      // later numerics: ESC's gather plan reads no index of A or B, so its check's verdict comes
+      // after the numeric kernel (late check); it must still reject, and a valid numeric after
+      // the rejection must give the right values again
+      EXPECT_NO_THROW(plan->numeric(A, B)) << what;
+      EXPECT_NO_THROW(plan->numeric(A, B)) << what;
+      const bool late = !plan->numeric_reads_indices();
+      if (c == SpgemmCandidate::esc || c == SpgemmCandidate::esc_permuted) EXPECT_TRUE(late) << what;
+      EXPECT_THROW(plan->numeric(A, B2), std::invalid_argument) << what << (late ? " (late check)" : "");
+      Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+      EXPECT_NO_THROW(plan->numeric(A, B)) << what;
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref, what + " after a rejected numeric"));
     }
   }
 }

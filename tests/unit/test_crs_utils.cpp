@@ -154,6 +154,71 @@ TEST(CrsUtils, CheckCrsNamesEveryStructuralProblem) {
   }
 }
 
+// validate_pair (one wait for two matrices): both valid passes; a bad A, a bad B, both bad, a
+// shape problem and an empty matrix give exactly validate's message for the right matrix (A's
+// first when both are bad); the sortedness flag applies to both.
+TEST(CrsUtils, ValidatePairReportsLikeValidate) {
+  const auto seed = kkperm::test::fresh_seed();
+  RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const auto random = [&](int n, int m) {
+    kkperm::HostCsr<double, int, int> h;
+    h.num_rows = n;
+    h.num_cols = m;
+    h.row_map.assign(1, 0);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < m; ++j)
+        if (rng() % 7 == 0) {
+          h.entries.push_back(j);
+          h.values.push_back(1.0);
+        }
+      h.row_map.push_back(static_cast<int>(h.entries.size()));
+    }
+    return h;
+  };
+  const auto message = [](const auto& f) -> std::string {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  auto hA = random(200, 150), hB = random(150, 90);
+  ASSERT_GT(hA.entries.size(), 10u);
+  ASSERT_GT(hB.entries.size(), 10u);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", B, "who B"));
+  auto badA = hA, badB = hB;
+  badA.entries[badA.entries.size() / 2] = 150;  // out of range
+  const int r = badB.num_rows / 2;
+  int k = -1;
+  for (int i = r; i < badB.num_rows && k < 0; ++i)
+    if (badB.row_map[i + 1] - badB.row_map[i] >= 2) k = badB.row_map[i];
+  ASSERT_GE(k, 0);
+  std::swap(badB.entries[k], badB.entries[k + 1]);  // unsorted (fine when unsorted is allowed)
+  const auto dA = kkperm::to_device<Matrix>(badA), dB = kkperm::to_device<Matrix>(badB);
+  const std::string wantA = message([&] { kkperm::validate(dA, "who A"); });
+  const std::string wantB = message([&] { kkperm::validate(dB, "who B"); });
+  EXPECT_NE(wantA, "accepted");
+  EXPECT_NE(wantB.find("unsorted"), std::string::npos) << wantB;
+  EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", B, "who B"); }), wantA);
+  EXPECT_EQ(message([&] { kkperm::validate_pair(A, "who A", dB, "who B"); }), wantB);
+  EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dB, "who B"); }), wantA);
+  EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", dB, "who B", /*require_sorted=*/false));
+  EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dB, "who B", false); }), wantA);
+  // a shape problem (values one shorter than entries) and an empty matrix
+  const auto shortB = Matrix("short", B.numRows(), B.numCols(), B.nnz(),
+                             Kokkos::subview(B.values, std::make_pair(0, B.nnz() - 1)), B.graph.row_map,
+                             B.graph.entries);
+  const std::string wantShort = message([&] { kkperm::validate(shortB, "who B"); });
+  EXPECT_NE(wantShort.find("but values has"), std::string::npos) << wantShort;
+  EXPECT_EQ(message([&] { kkperm::validate_pair(A, "who A", shortB, "who B"); }), wantShort);
+  const auto E = kkperm::to_device<Matrix>(random(0, 0));
+  EXPECT_NO_THROW(kkperm::validate_pair(E, "who A", E, "who B"));
+  EXPECT_EQ(message([&] { kkperm::validate_pair(E, "who A", dB, "who B"); }), wantB);
+}
+
 TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));

@@ -1,6 +1,7 @@
 // kkperm::time_median's time budget (--budget-ms of the perf tools) and the native 64-bit integer
 // atomics of kkperm/core/atomics.hpp (plus the warp-aggregated increment) and the reusable
-// workspace of kkperm/core/workspace.hpp, on the default execution space.
+// workspace of kkperm/core/workspace.hpp and the pooled view blocks of kkperm/core/pooled_array.hpp,
+// on the default execution space.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "common/test_utils.hpp"
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/phase_clock.hpp"
+#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/workspace.hpp"
@@ -226,4 +228,66 @@ TEST(Workspace, LeasesAreReusedNestedLeasesAreDisjointAndZeroingIsExact) {
     }
   }
   kkperm::release_workspaces<Mem>();
+}
+
+namespace {
+// d(i) = i / 2, k(i) = 3i + 1 on the device (an extended lambda cannot sit in a TEST body)
+void write_pattern(const Kokkos::View<double*, kkperm::DefaultDevice>& d,
+                   const Kokkos::View<int*, kkperm::DefaultDevice>& k) {
+  const std::int64_t nk = static_cast<std::int64_t>(k.extent(0));
+  Kokkos::parallel_for(
+      "test::pooled_block_write", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, d.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) {
+        d(i) = 0.5 * static_cast<double>(i);
+        if (i < nk) k(i) = static_cast<int>(3 * i + 1);
+      });
+}
+}  // namespace
+
+// pooled_view_block: a managed View (from kkperm's CUDA pool on CUDA, a Kokkos allocation
+// elsewhere) whose carved typed Views keep it alive after the block View and every other copy
+// are gone; the memory is written and read through the carved Views; the label is kept; reference
+// counts follow copies; a second block does not overlap a live one.
+TEST(PooledViewBlock, CarvedViewsOwnTheBlock) {
+  using Dev = kkperm::DefaultDevice;
+  const std::size_t n = 100000;
+  Kokkos::View<double*, Dev> carved;
+  Kokkos::View<int*, Dev> carved_int;
+  {
+    auto block = kkperm::detail::pooled_view_block<Dev>("kkperm::test::block", n * sizeof(double) + 256 * sizeof(int));
+    ASSERT_EQ(block.extent(0), n * sizeof(double) + 256 * sizeof(int));
+    EXPECT_EQ(block.label(), "kkperm::test::block");
+    EXPECT_EQ(block.use_count(), 1);
+    const Kokkos::View<double*, Dev, Kokkos::MemoryUnmanaged> ud(reinterpret_cast<double*>(block.data()), n);
+    const Kokkos::View<int*, Dev, Kokkos::MemoryUnmanaged> ui(
+        reinterpret_cast<int*>(block.data() + n * sizeof(double)), 256);
+    carved = Kokkos::View<double*, Dev>(block.impl_track(), ud.impl_map());
+    carved_int = Kokkos::View<int*, Dev>(block.impl_track(), ui.impl_map());
+    EXPECT_EQ(block.use_count(), 3);
+    auto copy = carved;
+    EXPECT_EQ(block.use_count(), 4);
+  }
+  EXPECT_EQ(carved.use_count(), 2);  // carved and carved_int
+  // a second live block of the same size must be other memory
+  auto other = kkperm::detail::pooled_view_block<Dev>("kkperm::test::other", n * sizeof(double));
+  EXPECT_NE(static_cast<void*>(other.data()), static_cast<void*>(carved.data()));
+  Kokkos::deep_copy(Kokkos::View<double*, Dev, Kokkos::MemoryUnmanaged>(reinterpret_cast<double*>(other.data()), n),
+                    -1.0);
+  write_pattern(carved, carved_int);
+  {  // (create_mirror_view on a host backend would be another reference to the same block)
+    Kokkos::View<double*, Kokkos::HostSpace> hd("hd", n), ho("ho", n);
+    Kokkos::View<int*, Kokkos::HostSpace> hi("hi", 256);
+    Kokkos::deep_copy(hd, carved);
+    Kokkos::deep_copy(hi, carved_int);
+    Kokkos::deep_copy(ho, Kokkos::View<double*, Dev, Kokkos::MemoryUnmanaged>(reinterpret_cast<double*>(other.data()), n));
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hd(i), 0.5 * static_cast<double>(i)) << i;
+    for (int i = 0; i < 256; ++i) ASSERT_EQ(hi(i), 3 * i + 1) << i;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(ho(i), -1.0) << i;
+  }
+  carved = Kokkos::View<double*, Dev>();
+  EXPECT_EQ(carved_int.use_count(), 1);
+  carved_int = Kokkos::View<int*, Dev>();  // the block goes back (to the pool on CUDA)
+  Kokkos::fence();
+  auto empty = kkperm::detail::pooled_view_block<Dev>("kkperm::test::empty", 0);
+  EXPECT_EQ(empty.extent(0), 0u);
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
@@ -98,57 +99,57 @@ struct CrsCheck {
   bool ok() const { return first_bad_row < 0 && problem.empty(); }
 };
 
-/**
- * @brief Checks a CrsMatrix's structure on its own execution space: row_map(0) == 0, row_map
- * monotone, row_map(n) == entries.extent(0) == values.extent(0), columns in [0, numCols) and,
- * when `require_sorted`, strictly increasing (sorted and unique) within every row.
- * The scan runs on the device; only the first offending row is inspected on the host.
- */
+namespace detail {
+/// The checks of check_crs that need no device pass (shapes and extents); empty when they pass.
 template <class Matrix>
-CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
+std::string crs_shape_problem(const Matrix& A) {
+  const auto n = A.numRows();
+  if (n == 0) {
+    if (A.graph.entries.extent(0) != 0 || A.values.extent(0) != 0) return "a matrix with 0 rows has entries";
+    return {};
+  }
+  if (A.graph.row_map.extent(0) != static_cast<std::size_t>(n) + 1)
+    return "row_map has " + std::to_string(A.graph.row_map.extent(0)) + " entries, expected " +
+           std::to_string(static_cast<std::size_t>(n) + 1);
+  if (A.graph.entries.extent(0) != A.values.extent(0))
+    return "entries has " + std::to_string(A.graph.entries.extent(0)) + " elements but values has " +
+           std::to_string(A.values.extent(0));
+  return {};
+}
+
+/// Row-start bitmap words check_crs_enqueue needs for A.
+template <class Matrix>
+std::int64_t crs_check_words(const Matrix& A) {
+  return (static_cast<std::int64_t>(A.graph.entries.extent(0)) + 31) / 32;
+}
+
+/**
+ * The device part of check_crs for a matrix whose crs_shape_problem is empty and numRows() > 0:
+ * enqueues two kernels that write `verdict` (2 words, zero on entry: n - first bad row, nnz -
+ * first bad entry; 0 = none) using `starts` (crs_check_words(A) words, zero on entry); read the
+ * verdict after a wait.
+ * Two kernels, balanced over rows and nonzeros (a thread per row stalled on the hub rows of
+ * power-law matrices: 15 ms for 10 M nonzeros on an H100):
+ * 1. one thread per row: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; it marks
+ *    the first entry of every well-formed non-empty row in a bitmap;
+ * 2. one thread per nonzero: column in range and, unless it starts a row, greater than its
+ *    predecessor. Entry 0 never reads a predecessor, so the pass is safe even when step 1 found a
+ *    bad row (its verdict is then not used).
+ * The first offender of each kind is kept as "count - index" with an atomic max, so the
+ * zero-filled workspace means "none" and the usual case needs no atomics at all.
+ * (Was: two scalar copies, a RangePolicy Min reduction per pass and an allocated bitmap: 0.37 ms
+ * on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
+ */
+template <class Matrix, class Verdict, class Starts>
+void check_crs_enqueue(const Matrix& A, bool require_sorted, const Verdict& verdict, const Starts& starts) {
   using exec_t = typename Matrix::execution_space;
   using ordinal_t = typename Matrix::non_const_ordinal_type;
   using offset_t = typename Matrix::non_const_size_type;
-  CrsCheck out;
   const ordinal_t n = A.numRows();
   const ordinal_t m = A.numCols();
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
-  if (n == 0) {
-    if (entries.extent(0) != 0 || A.values.extent(0) != 0)
-      out.problem = "a matrix with 0 rows has entries";
-    return out;
-  }
-  if (row_map.extent(0) != static_cast<std::size_t>(n) + 1) {
-    out.problem = "row_map has " + std::to_string(row_map.extent(0)) + " entries, expected " +
-                  std::to_string(static_cast<std::size_t>(n) + 1);
-    return out;
-  }
   const auto nnz_total = static_cast<offset_t>(entries.extent(0));
-  if (entries.extent(0) != A.values.extent(0)) {
-    out.problem = "entries has " + std::to_string(entries.extent(0)) + " elements but values has " +
-                  std::to_string(A.values.extent(0));
-    return out;
-  }
-  // Two kernels and one device->host copy, balanced over rows and nonzeros (a thread per row
-  // stalled on the hub rows of power-law matrices: 15 ms for 10 M nonzeros on an H100):
-  // 1. one thread per row: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; it
-  //    marks the first entry of every well-formed non-empty row in a bitmap;
-  // 2. one thread per nonzero: column in range and, unless it starts a row, greater than its
-  //    predecessor. Entry 0 never reads a predecessor, so the pass is safe even when step 1
-  //    found a bad row (its verdict is then not used).
-  // The first offender of each kind is kept as "count - index" with an atomic max, so the
-  // zero-filled workspace means "none" and the usual case needs no atomics at all.
-  // (Was: two scalar copies, a RangePolicy Min reduction per pass and an allocated bitmap:
-  // 0.37 ms on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
-  using mem_t = typename Matrix::memory_space;
-  using ws_t = detail::Workspace<mem_t>;
-  const std::int64_t n_words = (static_cast<std::int64_t>(nnz_total) + 31) / 32;
-  ws_t ws(ws_t::template bytes_for<std::uint64_t>(2) + ws_t::template bytes_for<std::uint32_t>(n_words));
-  const auto zero_from = ws.mark();
-  auto verdict = ws.template take<std::uint64_t>(2);  // (n - first bad row, nnz - first bad entry)
-  auto starts = ws.template take<std::uint32_t>(n_words);
-  ws.template zero_since<exec_t>(zero_from);
   Kokkos::parallel_for(
       "kkperm::check_crs::rows", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
         const offset_t b = row_map(i), e = row_map(i + 1);
@@ -181,6 +182,36 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
           }
           if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
         });
+}
+}  // namespace detail
+
+/**
+ * @brief Checks a CrsMatrix's structure on its own execution space: row_map(0) == 0, row_map
+ * monotone, row_map(n) == entries.extent(0) == values.extent(0), columns in [0, numCols) and,
+ * when `require_sorted`, strictly increasing (sorted and unique) within every row.
+ * The scan runs on the device (two kernels, one copy of the verdict); only the first offending row
+ * is inspected on the host.
+ */
+template <class Matrix>
+CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
+  using ordinal_t = typename Matrix::non_const_ordinal_type;
+  using offset_t = typename Matrix::non_const_size_type;
+  using ws_t = detail::Workspace<typename Matrix::memory_space>;
+  CrsCheck out;
+  const ordinal_t n = A.numRows();
+  const ordinal_t m = A.numCols();
+  auto row_map = A.graph.row_map;
+  auto entries = A.graph.entries;
+  out.problem = detail::crs_shape_problem(A);
+  if (n == 0 || !out.problem.empty()) return out;
+  const auto nnz_total = static_cast<offset_t>(entries.extent(0));
+  const std::int64_t words = detail::crs_check_words(A);
+  ws_t ws(ws_t::template bytes_for<std::uint64_t>(2) + ws_t::template bytes_for<std::uint32_t>(words));
+  const auto zero_from = ws.mark();
+  const auto verdict = ws.template take<std::uint64_t>(2);
+  const auto starts = ws.template take<std::uint32_t>(words);
+  ws.template zero_since<typename Matrix::execution_space>(zero_from);
+  detail::check_crs_enqueue(A, require_sorted, verdict, starts);
   std::uint64_t hv[2] = {0, 0};
   Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hv, 2), verdict);
   decltype(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map)) hr;  // host row_map, made once on failure
@@ -240,6 +271,40 @@ void validate(const Matrix& A, const char* who, bool require_sorted = true) {
   const CrsCheck c = check_crs(A, require_sorted);
   KKPERM_REQUIRE(c.ok(), who << ": invalid matrix (" << A.numRows() << " x " << A.numCols()
                              << ", nnz " << A.nnz() << "): " << c.problem);
+}
+
+/// validate(A, whoA, sorted) and validate(B, whoB, sorted) with one wait for both verdicts (the
+/// four kernels are enqueued first); on a failure the failing matrix is checked again on its own
+/// for the message, so errors read exactly as validate's, A's first.
+template <class Matrix>
+void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const char* whoB, bool require_sorted = true) {
+  using ws_t = detail::Workspace<typename Matrix::memory_space>;
+  const bool devA = A.numRows() > 0 && detail::crs_shape_problem(A).empty();
+  const bool devB = B.numRows() > 0 && detail::crs_shape_problem(B).empty();
+  if (!devA || !devB) {  // a shape problem or an empty matrix: the plain checks say it all
+    validate(A, whoA, require_sorted);
+    validate(B, whoB, require_sorted);
+    return;
+  }
+  std::uint64_t hv[4] = {0, 0, 0, 0};
+  {
+    const std::int64_t wa = detail::crs_check_words(A), wb = detail::crs_check_words(B);
+    ws_t ws(ws_t::template bytes_for<std::uint64_t>(4) + ws_t::template bytes_for<std::uint32_t>(wa) +
+            ws_t::template bytes_for<std::uint32_t>(wb));
+    const auto zero_from = ws.mark();
+    const auto verdict = ws.template take<std::uint64_t>(4);  // A's two words, then B's
+    const auto sa = ws.template take<std::uint32_t>(wa);
+    const auto sb = ws.template take<std::uint32_t>(wb);
+    ws.template zero_since<typename Matrix::execution_space>(zero_from);
+    detail::check_crs_enqueue(A, require_sorted, Kokkos::subview(verdict, std::make_pair(0, 2)), sa);
+    detail::check_crs_enqueue(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
+    Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hv, 4), verdict);
+  }
+  if ((hv[0] | hv[1] | hv[2] | hv[3]) == 0) return;
+  validate(A, whoA, require_sorted);
+  validate(B, whoB, require_sorted);
+  KKPERM_THROW(std::logic_error, whoA << " / " << whoB << ": the paired structure check failed but the single "
+                                         "checks pass");
 }
 
 }  // namespace kkperm

@@ -126,6 +126,68 @@ class PooledArray {
   std::shared_ptr<void> mem_;  ///< pool memory (CUDA); empty when view_ manages its own
 };
 
+#if defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_DEBUG)
+/// Allocation record of a pool block handed to users inside ordinary Kokkos Views (see
+/// pooled_view_block): Kokkos counts its references like any View's; the last one returns the
+/// memory to the pool, stream-ordered on the legacy default stream (so after all work queued on
+/// blocking streams, as Kokkos' own synchronous cudaFree would be) without a host wait.
+/// Kokkos 3.4 without KOKKOS_ENABLE_DEBUG (the debug build keeps a tracking list of its own
+/// records; there pooled_view_block falls back to a plain Kokkos allocation).
+class PoolBlockRecord final : public Kokkos::Impl::SharedAllocationRecord<void, void> {
+ public:
+  using base_t = Kokkos::Impl::SharedAllocationRecord<void, void>;
+  static PoolBlockRecord* allocate(const std::string& label, std::size_t bytes) {
+    void* p = nullptr;
+    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, CudaPlanPool::get(), Kokkos::Cuda().cuda_stream());
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // reset the last-error state the failed call set
+      KKPERM_THROW(std::runtime_error, "kkperm: allocating " << label << " (" << bytes
+                                                              << " bytes) from the CUDA pool failed: "
+                                                              << cudaGetErrorString(e));
+    }
+    return new PoolBlockRecord(p, bytes, label);
+  }
+  std::string get_label() const override { return label_; }
+  void* data() const { return ptr_; }
+
+ private:
+  PoolBlockRecord(void* p, std::size_t bytes, const std::string& label)
+      : base_t(static_cast<Kokkos::Impl::SharedAllocationHeader*>(p), bytes, &PoolBlockRecord::release),
+        ptr_(p),
+        label_(label) {}
+  static void release(base_t* r) {
+    auto* self = static_cast<PoolBlockRecord*>(r);
+    cudaFreeAsync(self->ptr_, cudaStreamLegacy);
+    delete self;
+  }
+  void* ptr_;
+  std::string label_;
+};
+#endif
+
+/**
+ * @brief `bytes` of device memory as a managed Kokkos::View<char*, Device>: on CUDA (release
+ * Kokkos builds) from kkperm's pool (stream-ordered on the default instance's stream; no
+ * cudaMalloc, no header copy, no host wait), elsewhere a plain Kokkos allocation. Views carved
+ * from it with View(block.impl_track(), mapping) keep the block alive like any Kokkos View, so it
+ * can hold arrays handed to users (ESC's C). Kokkos::finalize must come after the last View goes,
+ * as for every Kokkos View. Throws std::runtime_error naming `label` when the memory is not there.
+ */
+template <class Device>
+Kokkos::View<char*, Device> pooled_view_block(const std::string& label, std::size_t bytes) {
+#if defined(KOKKOS_ENABLE_CUDA) && !defined(KOKKOS_ENABLE_DEBUG)
+  if constexpr (std::is_same_v<typename Device::memory_space, Kokkos::CudaSpace>) {
+    if (bytes == 0) return Kokkos::View<char*, Device>(label, 0);
+    PoolBlockRecord* rec = PoolBlockRecord::allocate(label, bytes);
+    Kokkos::Impl::SharedAllocationTracker track;
+    track.assign_allocated_record_to_uninitialized(rec);  // the tracker owns the record now
+    const Kokkos::View<char*, Device, Kokkos::MemoryUnmanaged> raw(static_cast<char*>(rec->data()), bytes);
+    return Kokkos::View<char*, Device>(track, raw.impl_map());
+  }
+#endif
+  return Kokkos::View<char*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes);
+}
+
 }  // namespace detail
 
 /// Returns the idle memory of kkperm's plan pool to the device (CUDA; a no-op elsewhere).

@@ -96,8 +96,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
                                                  << A.numRows() << " x " << A.numCols()
                                                  << " but B is " << B.numRows() << " x "
                                                  << B.numCols());
-  validate(A, "kkperm::spgemm_features: A", false);
-  validate(B, "kkperm::spgemm_features: B", false);
+  validate_pair(A, "kkperm::spgemm_features: A", B, "kkperm::spgemm_features: B", false);
   const std::int64_t n = A.numRows();
   const auto rowA = A.graph.row_map;
   const auto entA = A.graph.entries;

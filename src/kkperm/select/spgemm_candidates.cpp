@@ -61,7 +61,8 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows
        << " thread_bin_folded=" << s.thread_bin_folded << " warp_row_lanes=" << s.warp_row_lanes << "/"
-       << s.numeric_warp_row_lanes << " phases_ms=" << 1e3 * s.analysis_s << "/"
+       << s.numeric_warp_row_lanes << " c_from_pool=" << esc_.config().c_from_pool
+       << " c_alloc_ms=" << 1e3 * s.c_alloc_s << " phases_ms=" << 1e3 * s.analysis_s << "/"
        << 1e3 * s.reorder_s << "/" << 1e3 * s.count_s << "/" << 1e3 * s.fill_s << "/"
        << 1e3 * s.slot_build_s << "/" << 1e3 * s.numeric_s;
     return os.str();
@@ -76,6 +77,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
     return 1e3 * (esc_.stats().symbolic_restore_s + esc_.stats().numeric_restore_s);
   }
   double reorder_ms() const override { return 1e3 * esc_.stats().reorder_s; }
+  bool numeric_reads_indices() const override { return esc_.numeric_reads_indices(); }
   const spgemm::EscStats& stats() const { return esc_.stats(); }
 
  protected:

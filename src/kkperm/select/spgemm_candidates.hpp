@@ -162,8 +162,7 @@ class SpgemmPlan {
                                                    << A.numCols() << " but B is " << B.numRows()
                                                    << " x " << B.numCols());
     const bool sorted = !info(candidate_).accepts_unsorted;
-    validate(A, (who + ": A").c_str(), sorted);
-    validate(B, (who + ": B").c_str(), sorted);
+    validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
     est_ = estimate_impl(A, B);
     const std::string reason =
         spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
@@ -181,9 +180,18 @@ class SpgemmPlan {
                        B.numCols() == est_.num_cols && A.nnz() == est_.nnz_a &&
                        B.nnz() == est_.nnz_b,
                    who << ": A or B differ in dims/nnz from those given to symbolic()");
-    if (opts_.check_reuse)
+    // A numeric that reads no index array of A or B (numeric_reads_indices() false) runs before
+    // the check's wait: the device goes from hash to numeric without waiting on the host, and a
+    // failed check leaves C's values unspecified. Any other numeric waits for the check first.
+    const bool late_check = opts_.check_reuse && !numeric_reads_indices();
+    if (late_check)
+      check_.enqueue(A, B);
+    else if (opts_.check_reuse)
       KKPERM_REQUIRE(check_.matches(A, B), who << ": the structure of A or B changed since symbolic()");
     numeric_impl(A, B);
+    if (late_check)
+      KKPERM_REQUIRE(check_.verdict(), who << ": the structure of A or B changed since symbolic() "
+                                              "(C's values are unspecified now)");
   }
 
   /// The product (structure after symbolic(), values after numeric()).
@@ -196,6 +204,10 @@ class SpgemmPlan {
   virtual double restore_ms() const { return 0.0; }
   /// Time (ms) of building the row reorder, when the candidate has one.
   virtual double reorder_ms() const { return 0.0; }
+  /// Whether the next numeric() reads index arrays of A or B. A candidate returns false only when
+  /// its numeric reads nothing but A's and B's values at positions fixed by symbolic() (in bounds
+  /// while nnz(A) and nnz(B) are unchanged, which numeric() checks first).
+  virtual bool numeric_reads_indices() const { return true; }
 
  protected:
   /// The guard's work estimate; a candidate that needs the same pass anyway (ESC) overrides this

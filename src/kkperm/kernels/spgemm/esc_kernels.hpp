@@ -4,6 +4,7 @@
 // KOKKOS_LAMBDA in constructors or private members) working on raw views; the caller owns plans.
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -122,14 +123,16 @@ KOKKOS_INLINE_FUNCTION std::uint64_t index_hash(std::uint64_t pos, std::uint64_t
 /// symbolic phase saw: the wrapping sum of index_hash over the four index arrays, xor mix64 of
 /// their total length. structure_hash2_launch only enqueues it (partial sums into kHashSlots
 /// device slots, zeroed first, no host wait); structure_hash2_finish adds the slots on the host.
-/// Each team takes 2048 indices of one array (the array is the same for the whole team, no
-/// per-index branch), a thread loads its 8 indices before hashing them, a warp adds its lanes
-/// with shuffles and one atomic per warp goes to one of kHashSlots slots.
+/// The index space is cut into chunks of 2048 indices of one array (the array is the same for the
+/// whole team, no per-index branch); one wave of teams (as many as the device holds at once)
+/// walks the chunks with a grid stride, a thread loads its 8 indices of a chunk before hashing
+/// them, and at the end a warp adds its lanes with shuffles and one atomic per warp goes to one of
+/// kHashSlots slots.
 /// History: two Kokkos range reductions (75 + 21 us for a 5 M-nnz A and a 1 M-row P, H100 session
 /// 7, and a host wait each), then one team reduction over the arrays laid end to end with a
 /// branch per index (~37 us each for the 2D AMG products, run 102; the registry hashed twice a
-/// setup and waited for each); this form 30 us (run 110) — ~1.1 TB/s, what bounds it is not
-/// established (ncu showed ~51 % warps active).
+/// setup and waited for each); a team per chunk, 30 us (run 110, ~1.1 TB/s, ~51 % warps active:
+/// ~3900 short teams); the grid-stride wave replaces that (session 18).
 inline constexpr int kHashSlots = 32;
 
 /// Σ index_hash over a(b + u·T + rank) for u < kPer (below len): the kPer loads first, then the
@@ -174,7 +177,7 @@ std::int64_t structure_hash2_length(const RA& rowA, const EA& entA, std::int64_t
 
 template <class Exec, class RA, class EA, class RB, class EB>
 void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
-                            const EB& entB, std::int64_t nB, std::int64_t* slots) {
+                            const EB& entB, std::int64_t nB, std::int64_t* slots, int max_teams = 0) {
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   const auto l = structure_hash2_lengths(rowA, entA, nA, rowB, entB, nB);
@@ -196,28 +199,34 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
   const int T = is_host_exec<Exec>() ? 1 : 256;
   const int W = is_host_exec<Exec>() ? 1 : 32;
   const std::int64_t per_team = std::int64_t(T) * kPer;
-  const auto teams = [&](std::int64_t len) { return (len + per_team - 1) / per_team; };
-  const std::int64_t t1 = teams(len0), t2 = t1 + teams(len1), t3 = t2 + teams(len2), league = t3 + teams(len3);
-  if (league == 0) return;
+  const auto chunks = [&](std::int64_t len) { return (len + per_team - 1) / per_team; };
+  const std::int64_t t1 = chunks(len0), t2 = t1 + chunks(len1), t3 = t2 + chunks(len2), nchunk = t3 + chunks(len3);
+  if (nchunk == 0) return;
+  // one wave of teams walks the chunks (grid stride): as many teams as the device holds at once
+  // (max_teams > 0 caps it: tests make a few teams walk many chunks)
+  std::int64_t resident = std::max<std::int64_t>(1, static_cast<std::int64_t>(Exec().concurrency()) / T);
+  if (max_teams > 0) resident = std::min<std::int64_t>(resident, max_teams);
+  const std::int64_t league = std::min(nchunk, resident);
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::structure_hash", policy_t(static_cast<int>(league), T),
       KOKKOS_LAMBDA(const member_t& team) {
-        const std::int64_t r = team.league_rank();
-        const int k = r < t1 ? 0 : (r < t2 ? 1 : (r < t3 ? 2 : 3));  // the same for the whole team
-        const std::int64_t b = (r - (k == 0 ? 0 : (k == 1 ? t1 : (k == 2 ? t2 : t3)))) * per_team;
         const int tr = team.team_rank();
         std::uint64_t h = 0;
-        if (k == 0)
-          h = hash_chunk<kPer>(entA, b, len0, T, tr, 0x1u);
-        else if (k == 1)
-          h = hash_chunk<kPer>(rowA, b, len1, T, tr, 0x2B7E1516u);
-        else if (k == 2)
-          h = hash_chunk<kPer>(entB, b, len2, T, tr, 0x28AED2A6u);
-        else
-          h = hash_chunk<kPer>(rowB, b, len3, T, tr, 0xABF71588u);
+        for (std::int64_t r = team.league_rank(); r < nchunk; r += league) {
+          const int k = r < t1 ? 0 : (r < t2 ? 1 : (r < t3 ? 2 : 3));  // the same for the whole team
+          const std::int64_t b = (r - (k == 0 ? 0 : (k == 1 ? t1 : (k == 2 ? t2 : t3)))) * per_team;
+          if (k == 0)
+            h += hash_chunk<kPer>(entA, b, len0, T, tr, 0x1u);
+          else if (k == 1)
+            h += hash_chunk<kPer>(rowA, b, len1, T, tr, 0x2B7E1516u);
+          else if (k == 2)
+            h += hash_chunk<kPer>(entB, b, len2, T, tr, 0x28AED2A6u);
+          else
+            h += hash_chunk<kPer>(rowB, b, len3, T, tr, 0xABF71588u);
+        }
         const std::int64_t sum = kkperm::detail::warp_sum(static_cast<std::int64_t>(h), W);
-        if (team.team_rank() % W == 0)
-          kkperm::atomic_add_i64(&slots[(r * (T / W) + team.team_rank() / W) % kHashSlots], sum);  // wraps mod 2^64
+        if (tr % W == 0)
+          kkperm::atomic_add_i64(&slots[(team.league_rank() * (T / W) + tr / W) % kHashSlots], sum);  // wraps mod 2^64
       });
 }
 
@@ -230,11 +239,11 @@ inline std::uint64_t structure_hash2_finish(const std::int64_t* host_slots, std:
 /// The hash at once (launch, one copy of the slots from the reusable workspace, finish).
 template <class Exec, class RA, class EA, class RB, class EB>
 std::uint64_t structure_hash2(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
-                              const EB& entB, std::int64_t nB) {
+                              const EB& entB, std::int64_t nB, int max_teams = 0) {
   using ws_t = kkperm::detail::Workspace<typename Exec::memory_space>;
   ws_t ws(ws_t::template bytes_for<std::int64_t>(kHashSlots));
   const auto slots = ws.template take<std::int64_t>(kHashSlots);
-  structure_hash2_launch<Exec>(rowA, entA, nA, rowB, entB, nB, slots.data());
+  structure_hash2_launch<Exec>(rowA, entA, nA, rowB, entB, nB, slots.data(), max_teams);
   std::int64_t h[kHashSlots];
   Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, kHashSlots),
                     slots);
@@ -257,14 +266,32 @@ class StructureCheck {
   /// Whether A and B have the structure record() saw (false before any record()).
   template <class Matrix>
   bool matches(const Matrix& A, const Matrix& B) {
-    if (len_ < 0) return false;
+    enqueue(A, B);
+    return verdict();
+  }
+  /// matches() in two steps, so that work can be enqueued between them: enqueue() hashes A and B
+  /// without waiting, verdict() waits for the hash (and whatever was enqueued after it) and
+  /// compares (false before any record(), or without an enqueue() since the last verdict()).
+  template <class Matrix>
+  void enqueue(const Matrix& A, const Matrix& B) {
+    pending_len_ = -1;
+    if (len_ < 0) return;
     launch(A, B, kHashSlots);
+    pending_len_ = length(A, B);
+  }
+  bool verdict() {
+    if (pending_len_ < 0) return false;
+    const std::int64_t len = pending_len_;
+    pending_len_ = -1;
     std::int64_t h[2 * kHashSlots];
     Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 2 * kHashSlots),
                       slots_.view());
-    return structure_hash2_finish(h, len_) == structure_hash2_finish(h + kHashSlots, length(A, B));
+    return structure_hash2_finish(h, len_) == structure_hash2_finish(h + kHashSlots, len);
   }
-  void clear() { len_ = -1; }
+  void clear() {
+    len_ = -1;
+    pending_len_ = -1;
+  }
 
  private:
   template <class Matrix>
@@ -280,6 +307,7 @@ class StructureCheck {
   }
   kkperm::detail::PooledArray<std::int64_t, Device> slots_;
   std::int64_t len_ = -1;  ///< length at record(); -1: nothing recorded
+  std::int64_t pending_len_ = -1;  ///< length at enqueue(); -1: no hash waiting for verdict()
 };
 
 /// F_i = Σ_{k in row i of A} nnz(B row k) into `work`; returns {Σ F_i, max F_i}.
@@ -316,9 +344,12 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
 /// perm. Temporaries come from the reusable workspace. Why: the four Kokkos scans and reductions
 /// of the portable form cost 12 launches and 8 host waits — 110 µs of kernels for the 144 k rows
 /// of an AMG restriction (H100 run 96) plus the waits.
-template <class RA, class WorkView, class PermView>
-void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm, std::int64_t n,
-                     std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
+/// With `with_work` (EA/RB given: A's entries, B's row_map) the same kernel first computes F_i
+/// into work(i) (row_work fused in: no separate kernel, no reduction, no host wait; Σ F and max F
+/// come from the per-bin sums and maxima), 2 rows a thread instead of 8 (each row walks A's row).
+template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView>
+void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
+                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
                      std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
@@ -345,16 +376,26 @@ void build_plan_cuda(const RA& rowA, const WorkView& work, const PermView& perm,
   auto rows = ws.template take<idx_t>(n);
   auto temp = ws.template take<unsigned char>(sort_bytes);
   const int T = 256;
-  const std::int64_t per_team = std::int64_t(T) * 8;
+  const std::int64_t per_team = std::int64_t(T) * (with_work ? 2 : 8);
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::bin_keys", policy_t(static_cast<int>((n + per_team - 1) / per_team), T),
-      KOKKOS_LAMBDA(const member_t& team) {
-        // each thread takes 8 rows (stride T), warps combine with shuffles, lane 0 adds per bin
+      with_work ? "kkperm::spgemm::esc::work_bin_keys" : "kkperm::spgemm::esc::bin_keys",
+      policy_t(static_cast<int>((n + per_team - 1) / per_team), T), KOKKOS_LAMBDA(const member_t& team) {
+        // each thread takes 8 rows (2 with_work; stride T), warps combine with shuffles, lane 0 adds per bin
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
         const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
         for (std::int64_t i = b + team.team_rank(); i < n && i < b + per_team; i += T) {
-          const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
-          const std::int64_t f = work(i);
+          const std::int64_t a0 = static_cast<std::int64_t>(rowA(i));
+          const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1)) - a0;
+          std::int64_t f = 0;
+          if constexpr (with_work) {
+            for (std::int64_t p = a0; p < a0 + ka; ++p) {
+              const auto k = entA(p);
+              f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+            }
+            work(i) = f;
+          } else {
+            f = work(i);
+          }
           const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
           keys(i) = static_cast<unsigned char>(bin);
           rows(i) = static_cast<idx_t>(i);
@@ -402,7 +443,8 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      build_plan_cuda(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
+      build_plan_cuda<false>(rowA, rowA, rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
+                             bin_sum_work);
       return;
     }
   }
@@ -438,6 +480,36 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
     bin_max_ka[b] = mk;
     bin_sum_work[b] = sw;
   }
+}
+
+/// Analysis and bin plan together: work(i) = F_i, perm/bin_* as build_plan, and {Σ F_i, max F_i}.
+/// On CUDA one fused kernel (build_plan_cuda<true>) and one host wait; elsewhere row_work then
+/// build_plan.
+template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
+std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
+                                             const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
+                                             std::int64_t t2, std::int64_t bin_off[5], std::int64_t bin_max_work[4],
+                                             std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
+  std::int64_t sum = 0, maxw = 0;
+  bool fused = false;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
+      build_plan_cuda<true>(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
+                            bin_sum_work);
+      for (int b = 0; b < 4; ++b) {
+        sum += bin_sum_work[b];
+        maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
+      }
+      fused = true;
+    }
+  }
+#endif
+  if (!fused) {
+    row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
+    build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
+  }
+  return {sum, maxw};
 }
 
 /// In-place heap sort of keys[0, n) (carrying vals): O(n log n) for one-thread teams (host

@@ -75,6 +75,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -156,6 +157,11 @@ struct EscConfig {
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
   /// 0: always two passes.
   std::size_t stash_limit_bytes = std::size_t(1) << 30;
+  /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
+  /// allocation (a cudaMalloc plus a synchronous header copy in Kokkos 3.4). C's Views are
+  /// ordinary managed Kokkos Views either way; the pool memory returns to the pool when the last
+  /// of them goes. No effect on host backends.
+  bool c_from_pool = true;
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
@@ -170,10 +176,14 @@ struct EscStats {
   std::size_t slot_bytes = 0;  ///< slot map kept for numeric (0: none, numeric searches)
   int slot_width = 0;          ///< bytes per slot (2 or 4); 0 without a slot map
   int vector_length = 0;       ///< vector lanes of the slot-map kernels (1 on host)
+  /// analysis_s: F_i and the bin plan (one fused kernel and a radix sort on CUDA; until session 17
+  /// the plan was in reorder_s); reorder_s: the per-bin launch plans built from it (global-bin
+  /// chunks, warp-row range).
   double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
   double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
   double count_s = 0;       ///< count pass + nnz(C) + per-bin maxima, part of symbolic_s
   double fill_s = 0;        ///< C's allocation, row_map scan and fill pass, part of symbolic_s
+  double c_alloc_s = 0;     ///< host time of C's allocation(s) alone (wall clock of the call)
   bool numeric_used_slots = false;  ///< last numeric() went through the slot map
   bool numeric_used_gather = false;  ///< last numeric() went through the gather plan
   std::size_t gather_bytes = 0;      ///< gather plan kept for numeric (0: none)
@@ -196,11 +206,12 @@ namespace esc_impl {
  * a synchronous copy of its header; with C in three allocations the "fill" phase of the 2D R(AP)
  * setup took 0.28 ms on the H100 for 45 µs of kernels (run 106), with one 0.20 ms (run 107).
  * Uses the View(tracker, mapping) constructor Kokkos 3.4 keeps for Views built from other Views
- * (the Kokkos this project pins).
+ * (the Kokkos this project pins). `from_pool`: the block comes from kkperm's CUDA pool
+ * (detail::pooled_view_block: no cudaMalloc, no header copy, no host wait; EscConfig::c_from_pool).
  */
 template <class RowView, class EntView, class ValView>
 void allocate_crs_block(const std::string& label, std::int64_t n1, std::int64_t nnz, RowView& row,
-                        EntView& ent, ValView& val) {
+                        EntView& ent, ValView& val, bool from_pool) {
   using dev = typename RowView::device_type;
   using R = typename RowView::non_const_value_type;
   using E = typename EntView::non_const_value_type;
@@ -210,7 +221,9 @@ void allocate_crs_block(const std::string& label, std::int64_t n1, std::int64_t 
   const std::size_t b_row = up(static_cast<std::size_t>(n1) * sizeof(R));
   const std::size_t b_ent = up(static_cast<std::size_t>(nnz) * sizeof(E));
   const std::size_t b_val = static_cast<std::size_t>(nnz) * sizeof(V);
-  Kokkos::View<char*, dev> block(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), b_row + b_ent + b_val);
+  const Kokkos::View<char*, dev> block =
+      from_pool ? kkperm::detail::pooled_view_block<dev>(label, b_row + b_ent + b_val)
+                : Kokkos::View<char*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), b_row + b_ent + b_val);
   char* base = block.data();
   KKPERM_REQUIRE(reinterpret_cast<std::uintptr_t>(base) % alignof(V) == 0,
                  "kkperm::spgemm: C's block is not aligned for its values");
@@ -362,13 +375,19 @@ class EscSpgemm {
     return stats_;
   }
   bool has_symbolic() const { return has_symbolic_; }
+  /// Whether the next numeric() reads A's or B's index arrays. It does not once the gather plan
+  /// exists (built by the second numeric() after a symbolic(), unless drop_zeros): it then reads
+  /// only value arrays at positions fixed by symbolic(), in bounds whenever nnz(A) and nnz(B) are
+  /// unchanged (which numeric() checks on the host).
+  bool numeric_reads_indices() const { return cfg_.drop_zeros || !gather_ready_; }
   /// The product; valid after symbolic() (structure) and numeric() (values).
   const Matrix& C() const {
     KKPERM_REQUIRE(has_symbolic_, "kkperm::spgemm::EscSpgemm::C: call symbolic() first");
     return C_;
   }
 
-  /// Analysis alone: F_i of every row (kept for symbolic()), returns {Σ F_i, max F_i}. A caller
+  /// Analysis alone: F_i of every row and the bin plan (rows grouped by bin; kept for symbolic()),
+  /// returns {Σ F_i, max F_i}. A caller
   /// that validated A and B itself (the registry plan does, for its guard) calls this and then
   /// symbolic(A, B, /*analyzed=*/true) with the same matrices, so neither the validation nor the
   /// analysis pass runs twice (H100 run 96: 87 + 37 µs of a 3.6 ms R(AP) setup were repeats).
@@ -382,8 +401,13 @@ class EscSpgemm {
     an_m0_ = clock_.mark();
     const std::int64_t n = A.numRows();
     work_ = pooled(work_mem_, "kkperm::esc::work", n);
-    esc_impl::row_work<execution_space>(A.graph.row_map, A.graph.entries, B.graph.row_map, work_, n,
-                                        an_sum_, an_max_);
+    perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
+    // F_i and the bin plan at once (one fused kernel, a radix sort and one host wait on CUDA)
+    const auto sm = esc_impl::analyze_and_plan<execution_space>(
+        A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
+        cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_);
+    an_sum_ = sm[0];
+    an_max_ = sm[1];
     an_rows_ = n;
     an_inner_ = A.numCols();
     an_nnz_a_ = A.nnz();
@@ -402,8 +426,7 @@ class EscSpgemm {
                                                    << " but B is " << B.numRows() << " x "
                                                    << B.numCols());
     if (!analyzed) {
-      validate(A, "kkperm::spgemm_symbolic: A", /*require_sorted=*/false);
-      validate(B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
+      validate_pair(A, "kkperm::spgemm_symbolic: A", B, "kkperm::spgemm_symbolic: B", /*require_sorted=*/false);
       analyze(A, B);
     } else {
       KKPERM_REQUIRE(analyzed_ && an_rows_ == A.numRows() && an_nnz_a_ == A.nnz() && an_nnz_b_ == B.nnz() &&
@@ -427,14 +450,9 @@ class EscSpgemm {
     clock_.span(&stats_.analysis_s, an_m0_, an_m1_);
 
     auto t0 = clock_.mark();
-    perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
-    std::int64_t bin_max_ka[4];
-    esc_impl::build_plan<exec>(A.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
-                               cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka, bin_sum_work_);
-    for (int b = 0; b < 4; ++b) {
+    for (int b = 0; b < 4; ++b) {  // the bin plan came with the analysis
       stats_.bin_rows[b] = bin_off_[b + 1] - bin_off_[b];
       stats_.bin_max_work[b] = bin_max_work_[b];
-      bin_max_ka_[b] = bin_max_ka[b];
     }
     plan_global_chunks();
     plan_warp_rows();
@@ -481,7 +499,10 @@ class EscSpgemm {
     entries_view entD;
     values_view valD;
     try {
-      esc_impl::allocate_crs_block(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
+      const auto a0 = std::chrono::steady_clock::now();
+      esc_impl::allocate_crs_block(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD,
+                                   cfg_.c_from_pool);
+      stats_.c_alloc_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
     } catch (const std::exception& e) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
                                            << per_copy << " bytes) failed: " << e.what());
@@ -513,7 +534,9 @@ class EscSpgemm {
       rowmap_view rowC;
       entries_view entC;
       values_view valC;
-      esc_impl::allocate_crs_block("kkperm::C", n + 1, nnz, rowC, entC, valC);
+      const auto a0 = std::chrono::steady_clock::now();
+      esc_impl::allocate_crs_block("kkperm::C", n + 1, nnz, rowC, entC, valC, cfg_.c_from_pool);
+      stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
                                    cfg_.drop_zeros);
@@ -542,7 +565,13 @@ class EscSpgemm {
                    "kkperm::spgemm_numeric: A (" << A.numRows() << " x " << A.numCols() << ", nnz "
                                                  << A.nnz() << ") / B (nnz " << B.nnz()
                                                  << ") differ from those given to symbolic()");
-    if (cfg_.check_reuse) {
+    // With the gather plan, numeric reads only values at positions symbolic() fixed, so it runs
+    // before the check's wait (one wait, no idle device between hash and numeric); on a failed
+    // check C's values are then unspecified. Paths that read A's and B's indices check first.
+    const bool late_check = cfg_.check_reuse && !numeric_reads_indices();
+    if (late_check) {
+      check_.enqueue(A, B);
+    } else if (cfg_.check_reuse) {
       KKPERM_REQUIRE(check_.matches(A, B),
                      "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
                      "symbolic()");
@@ -585,6 +614,11 @@ class EscSpgemm {
                                    C_.graph.entries, C_.values, false, true);
       clock_.span(&stats_.numeric_restore_s, t_num);
     }
+    if (late_check) {
+      KKPERM_REQUIRE(check_.verdict(),
+                     "kkperm::spgemm_numeric: the structure of A or B changed since symbolic() (C's "
+                     "values are unspecified now); re-run symbolic()");
+    }
     if (searched) {  // only the search path can see a product outside C's structure
       int flag = 0;
       Kokkos::deep_copy(flag, missing_);
@@ -600,7 +634,11 @@ class EscSpgemm {
   template <class SlotView>
   void run_numeric_search(const args_t& g, const SlotView& slot, bool record) {
     using exec = execution_space;
-    Kokkos::deep_copy(missing_, 0);
+    // reset on the stream (deep_copy of a scalar fences before and after: a host wait)
+    const auto missing = missing_;
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::missing_reset", Kokkos::RangePolicy<exec>(0, 1),
+        KOKKOS_LAMBDA(const int) { missing() = 0; });
     // same rows as the symbolic warp-row launch (a thread bin of 10^6 short rows stays on its
     // thread kernel: on the warp-row kernel the 2D 5-point AP's first numeric went from 0.48 to
     // 1.18 ms, H100 run 101)
