@@ -16,6 +16,7 @@ names = sys.argv[2:]
 vname = lambda vi: names[vi] if vi < len(names) else f"v{vi}"
 cells = collections.defaultdict(list)   # (matrix, product, candidate) -> [(setup, resetup)]
 phases = collections.defaultdict(list)
+calloc = collections.defaultdict(list)  # host ms of allocating C (builds that report it)
 lanes = {}  # (matrix, product, candidate) -> "symbolic/numeric" lanes a row (builds that report it)
 amg = collections.defaultdict(list)
 def ok_results(tool):
@@ -44,6 +45,9 @@ for r, c in ok_results("spgemm"):
     m = re.search(r"warp_row_lanes=(\d+)/(\d+)", r.get("details", ""))
     if m:
         lanes[key] = f"{m.group(1)}/{m.group(2)}"
+    m = re.search(r"c_alloc_ms=([\d.e+-]+)", r.get("details", ""))
+    if m:
+        calloc[key].append(float(m.group(1)))
 for r, c in ok_results("amg"):
     amg[(r["matrix"], c)].append((r["setup_ms"], r["resetup_numeric_ms"], r["rap_symbolic_ms"] + r["rap_numeric_ms"]))
 
@@ -80,9 +84,11 @@ if phases:
           "on CUDA): analysis / reorder / count / fill / slot map / the last numeric (a re-setup); "
           "lanes a row of the warp-row kernels (symbolic / first numeric) where reported")
     print()
-    print("| matrix | product | candidate | analysis | reorder | count | fill | slot map | last numeric | lanes |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| matrix | product | candidate | analysis | reorder | count | fill | slot map | last numeric | lanes | C alloc (host) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for (m, prod, c) in sorted(phases):
         xs = phases[(m, prod, c)]
         v = [statistics.median(x[k] for x in xs) for k in range(len(xs[0]))]
-        print(f"| {m} | {prod} | {c} | " + " | ".join(f"{x:.3f}" for x in v) + f" | {lanes.get((m, prod, c), '')} |")
+        ca = calloc.get((m, prod, c))
+        print(f"| {m} | {prod} | {c} | " + " | ".join(f"{x:.3f}" for x in v) + f" | {lanes.get((m, prod, c), '')} | "
+              + (f"{statistics.median(ca):.3f}" if ca else "") + " |")

@@ -874,6 +874,8 @@ class EscSpgemm {
     chunk_off_.clear();
     key_buf_ = Kokkos::View<ordinal_type*, device_type>();
     val_buf_ = values_view();
+    key_buf_mem_ = pooled_t<ordinal_type>();
+    val_buf_mem_ = pooled_t<value_type>();
     stats_.buffer_bytes = 0;
     const std::int64_t b = bin_off_[3], e = bin_off_[4];
     if (e <= b) return;
@@ -908,11 +910,8 @@ class EscSpgemm {
                        << stats_.buffer_bytes << " bytes, above the memory limit of "
                        << cfg_.memory_limit_bytes << " bytes");
     try {
-      key_buf_ = Kokkos::View<ordinal_type*, device_type>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::key_buf"), largest);
-      if (cfg_.drop_zeros)
-        val_buf_ = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::esc::val_buf"),
-                               largest);
+      key_buf_ = pooled(key_buf_mem_, "kkperm::esc::key_buf", largest);  // plan pool: no cudaMalloc
+      if (cfg_.drop_zeros) val_buf_ = pooled(val_buf_mem_, "kkperm::esc::val_buf", largest);
     } catch (const std::exception& ex) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating the expansion buffer ("
                                            << stats_.buffer_bytes << " bytes) failed: " << ex.what());
@@ -1004,6 +1003,8 @@ class EscSpgemm {
   std::vector<Kokkos::View<std::int64_t*, device_type>> chunk_off_;
   Kokkos::View<ordinal_type*, device_type> key_buf_;
   values_view val_buf_;
+  pooled_t<ordinal_type> key_buf_mem_;  ///< key_buf_'s memory (plan pool)
+  pooled_t<value_type> val_buf_mem_;    ///< val_buf_'s memory (plan pool)
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
   bool analyzed_ = false;  ///< analyze() ran and no symbolic() consumed it yet
   std::int64_t an_rows_ = 0, an_inner_ = 0, an_nnz_a_ = 0, an_nnz_b_ = 0, an_sum_ = 0, an_max_ = 0;
