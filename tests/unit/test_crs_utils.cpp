@@ -154,6 +154,25 @@ TEST(CrsUtils, CheckCrsNamesEveryStructuralProblem) {
   }
 }
 
+namespace {
+// n x m, each entry present with probability 1 / one_in (sorted, unique, values 1)
+kkperm::HostCsr<double, int, int> bernoulli_csr(int n, int m, int one_in, std::mt19937_64& rng) {
+  kkperm::HostCsr<double, int, int> h;
+  h.num_rows = n;
+  h.num_cols = m;
+  h.row_map.assign(1, 0);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j)
+      if (rng() % one_in == 0) {
+        h.entries.push_back(j);
+        h.values.push_back(1.0);
+      }
+    h.row_map.push_back(static_cast<int>(h.entries.size()));
+  }
+  return h;
+}
+}  // namespace
+
 // validate_pair (one wait for two matrices): both valid passes; a bad A, a bad B, both bad, a
 // shape problem and an empty matrix give exactly validate's message for the right matrix (A's
 // first when both are bad); the sortedness flag applies to both.
@@ -161,21 +180,7 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));
   std::mt19937_64 rng(seed);
-  const auto random = [&](int n, int m) {
-    kkperm::HostCsr<double, int, int> h;
-    h.num_rows = n;
-    h.num_cols = m;
-    h.row_map.assign(1, 0);
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < m; ++j)
-        if (rng() % 7 == 0) {
-          h.entries.push_back(j);
-          h.values.push_back(1.0);
-        }
-      h.row_map.push_back(static_cast<int>(h.entries.size()));
-    }
-    return h;
-  };
+  const auto random = [&](int n, int m) { return bernoulli_csr(n, m, 7, rng); };
   const auto message = [](const auto& f) -> std::string {
     try {
       f();
@@ -226,18 +231,7 @@ TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
   for (int trial = 0; trial < 20; ++trial) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " trial " + std::to_string(trial));
     const int n = 1 + static_cast<int>(rng() % 300), m = 1 + static_cast<int>(rng() % 300);
-    kkperm::HostCsr<double, int, int> h;
-    h.num_rows = n;
-    h.num_cols = m;
-    h.row_map.assign(1, 0);
-    for (int i = 0; i < n; ++i) {
-      for (int j = 0; j < m; ++j)
-        if (rng() % 10 == 0) {
-          h.entries.push_back(j);
-          h.values.push_back(1.0);
-        }
-      h.row_map.push_back(static_cast<int>(h.entries.size()));
-    }
+    auto h = bernoulli_csr(n, m, 10, rng);
     ASSERT_TRUE(kkperm::check_crs(kkperm::to_device<Matrix>(h)).ok());
     if (h.entries.size() < 2) continue;
     // Damage one entry; the reported row must be the row holding the first damaged position.

@@ -353,10 +353,12 @@ inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbe
 /// 16 numbers (the host combines them): with an atomic per warp on the same 16 addresses, the
 /// fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu) against 56 + 50 µs
 /// for row_work and the 8-row key kernel.
-template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView>
+/// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark).
+template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView, class AfterKeys>
 void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
-                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
+                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
+                     const AfterKeys& after_keys) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -445,6 +447,7 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
           }
         }
       });
+  after_keys();
   err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
                                         perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
   if (err != cudaSuccess)
@@ -478,7 +481,7 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
       build_plan_cuda<false>(rowA, rowA, rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                             bin_sum_work);
+                             bin_sum_work, [] {});
       return;
     }
   }
@@ -518,19 +521,21 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 
 /// Analysis and bin plan together: work(i) = F_i, perm/bin_* as build_plan, and {Σ F_i, max F_i}.
 /// On CUDA one fused kernel (build_plan_cuda<true>) and one host wait; elsewhere row_work then
-/// build_plan.
-template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
+/// build_plan. `after_work()` runs on the host once F_i is enqueued or computed (before the sort
+/// that groups the rows: a phase mark between analysis and reorder).
+template <class Exec, class RA, class EA, class RB, class WorkView, class PermView, class AfterWork>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
                                              std::int64_t t2, std::int64_t bin_off[5], std::int64_t bin_max_work[4],
-                                             std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
+                                             std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
+                                             const AfterWork& after_work) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
       build_plan_cuda<true>(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                            bin_sum_work);
+                            bin_sum_work, after_work);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
@@ -541,6 +546,7 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
 #endif
   if (!fused) {
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
+    after_work();
     build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
   }
   return {sum, maxw};

@@ -176,10 +176,11 @@ struct EscStats {
   std::size_t slot_bytes = 0;  ///< slot map kept for numeric (0: none, numeric searches)
   int slot_width = 0;          ///< bytes per slot (2 or 4); 0 without a slot map
   int vector_length = 0;       ///< vector lanes of the slot-map kernels (1 on host)
-  /// analysis_s: F_i and the bin plan (one fused kernel and a radix sort on CUDA; until session 17
-  /// the plan was in reorder_s); reorder_s: the per-bin launch plans built from it (global-bin
-  /// chunks, warp-row range).
-  double analysis_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
+  /// analysis_s: F_i (on CUDA one kernel that also computes the rows' bin keys and per-bin
+  /// counts); the reorder is plan_sort_s (rows grouped by bin: radix sort of the keys, and the
+  /// host wait for the bin counts) plus reorder_s (the per-bin launch plans: global-bin chunks,
+  /// warp-row range).
+  double analysis_s = 0, plan_sort_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
   double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
   double count_s = 0;       ///< count pass + nnz(C) + per-bin maxima, part of symbolic_s
   double fill_s = 0;        ///< C's allocation, row_map scan and fill pass, part of symbolic_s
@@ -405,7 +406,7 @@ class EscSpgemm {
     // F_i and the bin plan at once (one fused kernel, a radix sort and one host wait on CUDA)
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
-        cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_);
+        cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); });
     an_sum_ = sm[0];
     an_max_ = sm[1];
     an_rows_ = n;
@@ -447,7 +448,8 @@ class EscSpgemm {
 
     stats_.sum_work = an_sum_;
     stats_.max_work = an_max_;
-    clock_.span(&stats_.analysis_s, an_m0_, an_m1_);
+    clock_.span(&stats_.analysis_s, an_m0_, an_mid_);
+    clock_.span(&stats_.plan_sort_s, an_mid_, an_m1_);
 
     auto t0 = clock_.mark();
     for (int b = 0; b < 4; ++b) {  // the bin plan came with the analysis
@@ -1008,7 +1010,7 @@ class EscSpgemm {
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
   bool analyzed_ = false;  ///< analyze() ran and no symbolic() consumed it yet
   std::int64_t an_rows_ = 0, an_inner_ = 0, an_nnz_a_ = 0, an_nnz_b_ = 0, an_sum_ = 0, an_max_ = 0;
-  int an_m0_ = 0, an_m1_ = 0;  ///< clock marks around the last analysis
+  int an_m0_ = 0, an_mid_ = 0, an_m1_ = 0;  ///< clock marks of the last analysis (start, F_i, plan)
   /// Phase times (device events on CUDA: no fences between the phases; kkperm/core/phase_clock.hpp)
   mutable kkperm::detail::PhaseClock<execution_space> clock_;
   std::int64_t warp_begin_ = 0;  ///< warp-row kernels cover perm[warp_begin_, bin_off_[2])
