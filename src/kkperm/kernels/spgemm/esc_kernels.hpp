@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -353,12 +354,14 @@ inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbe
 /// 16 numbers (the host combines them): with an atomic per warp on the same 16 addresses, the
 /// fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu) against 56 + 50 µs
 /// for row_work and the 8-row key kernel.
-/// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark).
-template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView, class AfterKeys>
+/// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark; a
+/// std::function: nvcc refuses a local lambda type among the template arguments of a function
+/// holding an extended lambda).
+template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView>
 void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
                      std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                     const AfterKeys& after_keys) {
+                     const std::function<void()>& after_keys) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -523,12 +526,12 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// On CUDA one fused kernel (build_plan_cuda<true>) and one host wait; elsewhere row_work then
 /// build_plan. `after_work()` runs on the host once F_i is enqueued or computed (before the sort
 /// that groups the rows: a phase mark between analysis and reorder).
-template <class Exec, class RA, class EA, class RB, class WorkView, class PermView, class AfterWork>
+template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
                                              std::int64_t t2, std::int64_t bin_off[5], std::int64_t bin_max_work[4],
                                              std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                                             const AfterWork& after_work) {
+                                             const std::function<void()>& after_work) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
