@@ -194,6 +194,7 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
   ASSERT_GT(hB.entries.size(), 10u);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
   EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", B, "who B"));
+  EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", A, "who B"));  // the same matrix twice (A²)
   auto badA = hA, badB = hB;
   badA.entries[badA.entries.size() / 2] = 150;  // out of range
   const int r = badB.num_rows / 2;
@@ -210,6 +211,7 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
   EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", B, "who B"); }), wantA);
   EXPECT_EQ(message([&] { kkperm::validate_pair(A, "who A", dB, "who B"); }), wantB);
   EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dB, "who B"); }), wantA);
+  EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dA, "who B"); }), wantA);
   EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", dB, "who B", /*require_sorted=*/false));
   EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dB, "who B", false); }), wantA);
   // a shape problem (values one shorter than entries) and an empty matrix

@@ -27,11 +27,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "kkperm/core/cuda_status.hpp"
 #include "kkperm/core/error.hpp"
-
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#endif
 
 namespace kkperm::detail {
 
@@ -121,12 +118,7 @@ class PhaseClock {
 #endif
   }
 #if defined(KOKKOS_ENABLE_CUDA)
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-      KKPERM_THROW(std::runtime_error, "kkperm::detail::PhaseClock: " << what << " failed: "
-                                                                      << cudaGetErrorName(e) << " ("
-                                                                      << cudaGetErrorString(e) << ")");
-  }
+  static void check(cudaError_t e, const char* what) { throw_if_cuda_error(e, "kkperm::detail::PhaseClock", what); }
   std::vector<cudaEvent_t> events_;
 #endif
   struct Pending {

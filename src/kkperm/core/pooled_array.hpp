@@ -29,6 +29,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kkperm/core/cuda_status.hpp"
 #include "kkperm/core/error.hpp"
 
 namespace kkperm {
@@ -55,6 +56,18 @@ class CudaPlanPool {
           "cudaMemPoolSetAttribute(release threshold)");
     Kokkos::push_finalize_hook([] { destroy(); });
     return s.pool;
+  }
+  /// `bytes` from the pool, stream-ordered on `stream`; throws std::runtime_error naming `who`,
+  /// `label` and the size when the pool cannot give them.
+  static void* allocate(std::size_t bytes, cudaStream_t stream, const char* who, const std::string& label) {
+    void* p = nullptr;
+    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, get(), stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();  // reset the last-error state the failed call set
+      KKPERM_THROW(std::runtime_error, who << ": allocating " << label << " (" << bytes
+                                           << " bytes) from the CUDA pool failed: " << cudaGetErrorString(e));
+    }
+    return p;
   }
   /// Returns the pool's idle memory to the device.
   static void trim() {
@@ -83,10 +96,7 @@ class CudaPlanPool {
     cudaMemPoolDestroy(s.pool);
     s.pool = nullptr;
   }
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-      KKPERM_THROW(std::runtime_error, "kkperm::PooledArray: " << what << " failed: " << cudaGetErrorString(e));
-  }
+  static void check(cudaError_t e, const char* what) { throw_if_cuda_error(e, "kkperm::PooledArray", what); }
 };
 #endif
 
@@ -104,14 +114,7 @@ class PooledArray {
         return;
       }
       const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
-      void* p = nullptr;
-      const cudaError_t e = cudaMallocFromPoolAsync(&p, n * sizeof(T), CudaPlanPool::get(), stream);
-      if (e != cudaSuccess) {
-        cudaGetLastError();  // reset the last-error state the failed call set
-        KKPERM_THROW(std::runtime_error, "kkperm::PooledArray: allocating " << label << " (" << n * sizeof(T)
-                                                                            << " bytes) failed: "
-                                                                            << cudaGetErrorString(e));
-      }
+      void* p = CudaPlanPool::allocate(n * sizeof(T), stream, "kkperm::PooledArray", label);
       mem_ = std::shared_ptr<void>(p, [stream](void* q) { cudaFreeAsync(q, stream); });
       view_ = view_type(static_cast<T*>(p), n);
       return;
@@ -137,14 +140,7 @@ class PoolBlockRecord final : public Kokkos::Impl::SharedAllocationRecord<void, 
  public:
   using base_t = Kokkos::Impl::SharedAllocationRecord<void, void>;
   static PoolBlockRecord* allocate(const std::string& label, std::size_t bytes) {
-    void* p = nullptr;
-    const cudaError_t e = cudaMallocFromPoolAsync(&p, bytes, CudaPlanPool::get(), Kokkos::Cuda().cuda_stream());
-    if (e != cudaSuccess) {
-      cudaGetLastError();  // reset the last-error state the failed call set
-      KKPERM_THROW(std::runtime_error, "kkperm: allocating " << label << " (" << bytes
-                                                              << " bytes) from the CUDA pool failed: "
-                                                              << cudaGetErrorString(e));
-    }
+    void* p = CudaPlanPool::allocate(bytes, Kokkos::Cuda().cuda_stream(), "kkperm::pooled_view_block", label);
     return new PoolBlockRecord(p, bytes, label);
   }
   std::string get_label() const override { return label_; }

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "kkperm/core/cuda_status.hpp"
 #include "kkperm/core/error.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -61,12 +62,7 @@ inline TimingStats summarize(std::vector<double> samples, int warmup, const char
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-inline void timing_cuda_check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    KKPERM_THROW(std::runtime_error, "kkperm::time_median: " << what << " failed: "
-                                                             << cudaGetErrorName(e) << " ("
-                                                             << cudaGetErrorString(e) << ")");
-}
+inline void timing_cuda_check(cudaError_t e, const char* what) { throw_if_cuda_error(e, "kkperm::time_median", what); }
 #endif
 }  // namespace detail
 

@@ -183,19 +183,7 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
   using member_t = typename policy_t::member_type;
   const auto l = structure_hash2_lengths(rowA, entA, nA, rowB, entB, nB);
   const std::int64_t len0 = l[0], len1 = l[1], len2 = l[2], len3 = l[3];
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
-    const cudaError_t e = cudaMemsetAsync(slots, 0, sizeof(std::int64_t) * kHashSlots, Exec().cuda_stream());
-    if (e != cudaSuccess)
-      KKPERM_THROW(std::runtime_error, "kkperm::spgemm structure hash: cudaMemsetAsync failed: "
-                                           << cudaGetErrorString(e));
-  } else
-#endif
-  {
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::structure_hash_zero", Kokkos::RangePolicy<Exec>(0, kHashSlots),
-        KOKKOS_LAMBDA(const int k) { slots[k] = 0; });
-  }
+  kkperm::detail::zero_async<Exec>(slots, kHashSlots, "kkperm::spgemm structure hash");
   constexpr int kPer = 8;  // indices a thread
   const int T = is_host_exec<Exec>() ? 1 : 256;
   const int W = is_host_exec<Exec>() ? 1 : 32;
@@ -341,23 +329,21 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbers (atomics spread)
 
-/// build_plan on CUDA: one kernel computes each row's bin key and, per bin, the row count, the
-/// largest F_i and nnz(A row) and Σ F_i (warp shuffles, one atomic per warp and non-empty bin);
-/// one copy brings the sixteen numbers to the host; a 2-bit radix sort of (bin, row) pairs (stable) gives
-/// perm. Temporaries come from the reusable workspace. Why: the four Kokkos scans and reductions
-/// of the portable form cost 12 launches and 8 host waits — 110 µs of kernels for the 144 k rows
-/// of an AMG restriction (H100 run 96) plus the waits.
-/// With `with_work` (EA/RB given: A's entries, B's row_map) the same kernel first computes F_i
-/// into work(i) (row_work fused in: no separate kernel, no reduction, no host wait; Σ F and max F
-/// come from the per-bin sums and maxima), one row a thread instead of 8 (each row walks A's row).
-/// A team sums its warps' numbers in scratch and adds them to one of kPlanSlots copies of the
-/// 16 numbers (the host combines them): with an atomic per warp on the same 16 addresses, the
-/// fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu) against 56 + 50 µs
-/// for row_work and the 8-row key kernel.
+/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (one row a thread,
+/// walking A's row), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
+/// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
+/// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host; a 2-bit
+/// radix sort of (bin, row) pairs (stable) gives perm. Temporaries come from the reusable
+/// workspace. Why: the four Kokkos scans and reductions of the portable form cost 12 launches and
+/// 8 host waits — 110 µs of kernels for the 144 k rows of an AMG restriction (H100 run 96) plus
+/// the waits; with row_work fused in there is no separate kernel, reduction or host wait for F_i
+/// (Σ F and max F come from the per-bin sums and maxima). With an atomic per warp on the same 16
+/// addresses the fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu)
+/// against 56 + 50 µs for row_work and an 8-row key kernel.
 /// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark; a
 /// std::function: nvcc refuses a local lambda type among the template arguments of a function
 /// holding an extended lambda).
-template <bool with_work, class RA, class EA, class RB, class WorkView, class PermView>
+template <class RA, class EA, class RB, class WorkView, class PermView>
 void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
                      std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
@@ -388,29 +374,23 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   auto rows = ws.template take<idx_t>(n);
   auto temp = ws.template take<unsigned char>(sort_bytes);
   const int T = 256;
-  const std::int64_t per_team = std::int64_t(T) * (with_work ? 1 : 8);
-  policy_t policy(static_cast<int>((n + per_team - 1) / per_team), T);
+  policy_t policy(static_cast<int>((n + T - 1) / T), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 16 * (T / 32)));
   Kokkos::parallel_for(
-      with_work ? "kkperm::spgemm::esc::work_bin_keys" : "kkperm::spgemm::esc::bin_keys", policy,
-      KOKKOS_LAMBDA(const member_t& team) {
-        // each thread takes 8 rows (1 with_work; stride T); warps combine with shuffles, the team
-        // through scratch, and 16 threads add the team's 16 numbers to stat slot (team % kPlanSlots)
+      "kkperm::spgemm::esc::work_bin_keys", policy, KOKKOS_LAMBDA(const member_t& team) {
+        // a row a thread; warps combine with shuffles, the team through scratch, and 16 threads
+        // add the team's 16 numbers to stat slot (team % kPlanSlots)
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
-        const std::int64_t b = std::int64_t(team.league_rank()) * per_team;
-        for (std::int64_t i = b + team.team_rank(); i < n && i < b + per_team; i += T) {
+        const std::int64_t i = std::int64_t(team.league_rank()) * T + team.team_rank();
+        if (i < n) {
           const std::int64_t a0 = static_cast<std::int64_t>(rowA(i));
           const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1)) - a0;
           std::int64_t f = 0;
-          if (with_work) {  // (not constexpr: nvcc's extended lambdas cannot first-capture there)
-            for (std::int64_t p = a0; p < a0 + ka; ++p) {
-              const auto k = entA(p);
-              f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
-            }
-            work(i) = f;
-          } else {
-            f = work(i);
+          for (std::int64_t p = a0; p < a0 + ka; ++p) {
+            const auto k = entA(p);
+            f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
           }
+          work(i) = f;
           const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
           keys(i) = static_cast<unsigned char>(bin);
           rows(i) = static_cast<idx_t>(i);
@@ -475,20 +455,12 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
 #endif
 
 /// Groups rows by bin (stable within a bin): perm[bin_off[b] .. bin_off[b+1]) = rows of bin b
-/// in increasing row order. Also returns per bin max F_i, max nnz(A row) and Σ F_i.
+/// in increasing row order. Also returns per bin max F_i, max nnz(A row) and Σ F_i. The portable
+/// form (host backends; on CUDA only outside build_plan_cuda's int range), work(i) given.
 template <class Exec, class RA, class WorkView, class PermView>
 void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std::int64_t n,
                 std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
                 std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4]) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      build_plan_cuda<false>(rowA, rowA, rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                             bin_sum_work, [] {});
-      return;
-    }
-  }
-#endif
   bin_off[0] = 0;
   for (int b = 0; b < 4; ++b) {
     const std::int64_t base = bin_off[b];
@@ -523,7 +495,7 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 }
 
 /// Analysis and bin plan together: work(i) = F_i, perm/bin_* as build_plan, and {Σ F_i, max F_i}.
-/// On CUDA one fused kernel (build_plan_cuda<true>) and one host wait; elsewhere row_work then
+/// On CUDA one fused kernel (build_plan_cuda) and one host wait; elsewhere row_work then
 /// build_plan. `after_work()` runs on the host once F_i is enqueued or computed (before the sort
 /// that groups the rows: a phase mark between analysis and reorder).
 template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
@@ -537,8 +509,8 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      build_plan_cuda<true>(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                            bin_sum_work, after_work);
+      build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
+                      bin_sum_work, after_work);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;

@@ -501,10 +501,7 @@ class EscSpgemm {
     entries_view entD;
     values_view valD;
     try {
-      const auto a0 = std::chrono::steady_clock::now();
-      esc_impl::allocate_crs_block(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD,
-                                   cfg_.c_from_pool);
-      stats_.c_alloc_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      allocate_c(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
     } catch (const std::exception& e) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
                                            << per_copy << " bytes) failed: " << e.what());
@@ -536,9 +533,7 @@ class EscSpgemm {
       rowmap_view rowC;
       entries_view entC;
       values_view valC;
-      const auto a0 = std::chrono::steady_clock::now();
-      esc_impl::allocate_crs_block("kkperm::C", n + 1, nnz, rowC, entC, valC, cfg_.c_from_pool);
-      stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+      allocate_c("kkperm::C", n + 1, nnz, rowC, entC, valC);
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
                                    cfg_.drop_zeros);
@@ -839,6 +834,14 @@ class EscSpgemm {
     holder = pooled_t<T>();  // release first: the peak is the new size, not both
     holder = pooled_t<T>(label, static_cast<std::size_t>(n));
     return holder.view();
+  }
+  /// A block for C (or its permuted copy), as EscConfig::c_from_pool says; the host time of the
+  /// call adds to stats_.c_alloc_s (reset by symbolic()).
+  void allocate_c(const std::string& label, std::int64_t n1, std::int64_t nnz, rowmap_view& row, entries_view& ent,
+                  values_view& val) {
+    const auto a0 = std::chrono::steady_clock::now();
+    esc_impl::allocate_crs_block(label, n1, nnz, row, ent, val, cfg_.c_from_pool);
+    stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
   }
   void release_slot_map() {
     aprod_ = work_view();
