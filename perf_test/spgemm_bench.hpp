@@ -26,9 +26,12 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
   o.esc.warp_rows = !opt.has("--esc-team-rows");
   o.esc.c_from_pool = !opt.has("--esc-kokkos-c");
+  o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
+  o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
+  o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
   if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
@@ -113,10 +116,19 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC: allocate C with Kokkos (cudaMalloc + header copy) instead of kkperm's CUDA pool"},
           {"--esc-warp-row-lanes", "N", "ESC warp-row kernels: lanes per row, 8/16/32 (0: from the mean work)",
            "0"},
+          {"--esc-numeric-lanes", "N",
+           "ESC warp-row kernels: lanes per row of the first numeric alone, 8/16/32 (0: as "
+           "--esc-warp-row-lanes)",
+           "0"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
            "hashing passes; default 1024)",
            "-1"},
+          {"--esc-no-block-stash", "",
+           "ESC: the block bin hashes its rows in both symbolic passes (default: its count pass "
+           "stashes each sorted row and the fill pass copies)"},
+          {"--esc-team-block", "",
+           "ESC block bin on the team kernels (default: warp-row walk of each row's chunks)"},
           {"--esc-fold-thread-below", "N",
            "ESC: thread-bin rows join the warp-row launch when the thread bin has fewer rows", "32768"},
           {"--kk-max-row-work", "N",

@@ -1,6 +1,7 @@
 // ESC SpGEMM vs the serial Gustavson reference: exact structure, values within the bound of the
 // arithmetic (kkperm::spgemm::spgemm_tolerance), fresh seeded inputs, outputs poisoned.
 #include <gtest/gtest.h>
+#include <set>
 
 #include "kkperm/kernels/spgemm/esc_spgemm.hpp"
 #include "kernels/spgemm_test_helpers.hpp"
@@ -218,15 +219,19 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
   const auto A2 = revalue(A, seed + 5), B2 = revalue(B, seed + 6);
   const auto ref2 = reference_multiply(A2, B2);
   const auto dA2 = kkperm::to_device<Matrix>(A2), dB2 = kkperm::to_device<Matrix>(B2);
-  for (int variant = 0; variant < 18; ++variant) {
+  for (int variant = 0; variant < 22; ++variant) {
     EscConfig cfg;
     cfg.output_order = variant % 2 ? EscOutputOrder::permuted_then_restore : EscOutputOrder::direct;
     if (variant % 4 >= 2) cfg.slot_map_limit_bytes = 0;  // numeric by binary search
     // 0-3: warp-row kernels, thread bin folded in; 4-7: not folded; 8-11: one team per row;
-    // 12-17: folded, with 8, 16 and 32 lanes a row
+    // 12-17: folded, with 8, 16 and 32 lanes a row; 18-19: folded, block bin not stashed (it
+    // hashes in both passes; 8-11 do too, on the team kernels); 20-21: folded, block bin on the
+    // team kernels (not the warp-row walk), stashed
     if (variant >= 4 && variant < 8) cfg.fold_thread_bin_below = 0;
     if (variant >= 8 && variant < 12) cfg.warp_rows = false;
-    if (variant >= 12) cfg.warp_row_lanes = 8 << ((variant - 12) / 2);
+    if (variant >= 12 && variant < 18) cfg.warp_row_lanes = 8 << ((variant - 12) / 2);
+    if (variant >= 18 && variant < 20) cfg.stash_block_bin = false;
+    if (variant >= 20) cfg.block_rows = false;
     cfg.global_buffer_bytes = 16 * 1024;  // the 6145 and 9000 rows each get their own chunk
     const std::string what = "bin crossing, variant " + std::to_string(variant);
     EscSpgemm<Matrix> esc(cfg);
@@ -256,8 +261,11 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     const bool folded = variant < 4 || variant >= 12;
     EXPECT_EQ(s.warp_row_rows, folded ? 7 : (variant < 8 ? 3 : 0)) << what;
     EXPECT_EQ(s.thread_bin_folded, folded) << what;
-    // single-pass stash of the warp-row range: Σ F_i of its rows, 4-byte columns
-    EXPECT_EQ(s.stash_bytes, folded ? 1568u * 4 : (variant < 8 ? 1504u * 4 : 0u)) << what;
+    // single-pass stash of the warp-row range and the block bin: Σ F_i of their rows (block:
+    // 737 + 6143 + 6144 = 13024), 4-byte columns
+    const bool warp_rows = variant < 8 || variant >= 12;
+    const unsigned block_stash = warp_rows && (variant < 18 || variant >= 20) ? 13024u : 0u;
+    EXPECT_EQ(s.stash_bytes, ((folded ? 1568u : (variant < 8 ? 1504u : 0u)) + block_stash) * 4u) << what;
     // lanes a row: one on host backends; the asked number on CUDA (these tables fit), else the
     // automatic choice for the range's mean work (1568 / 7 or 1504 / 3 products: 32 lanes)
     const bool host = kkperm::spgemm::esc_impl::is_host_exec<Kokkos::DefaultExecutionSpace>();
@@ -267,7 +275,6 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
                                             : kkperm::spgemm::esc_impl::warp_row_lanes_for(
                                                   folded ? 1568 : 1504, folded ? 7 : 3, numeric));
     };
-    const bool warp_rows = variant < 8 || variant >= 12;
     EXPECT_EQ(s.warp_row_lanes, warp_rows ? want_lanes(false) : 0) << what;
     if (variant % 4 >= 2)  // search numeric: the first numeric ran the warp-row kernel too
       EXPECT_EQ(s.numeric_warp_row_lanes, warp_rows ? want_lanes(true) : 0) << what;
@@ -458,6 +465,9 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EscConfig c4;
     c4.warp_row_lanes = bad_lanes;
     EXPECT_THROW(EscSpgemm<Matrix>{c4}, std::invalid_argument) << bad_lanes;
+    EscConfig c5;
+    c5.numeric_warp_row_lanes = bad_lanes;
+    EXPECT_THROW(EscSpgemm<Matrix>{c5}, std::invalid_argument) << bad_lanes;
   }
 }
 
@@ -489,29 +499,65 @@ TEST(EscSpgemm, RealMatricesSquareAndWithTransposeMatchReference) {
   EXPECT_GT(checked, 10);
 }
 
-// The flip bitonic network the CUDA global bin sorts with (team_sort_n): host backends heap-sort
-// instead, so the network itself is checked here by running its comparators step by step exactly
-// as a team would (every comparator of a step, then the next step), on random lengths that are
-// and are not powers of two, with duplicates, carrying values.
-TEST(EscSpgemm, FlipBitonicNetworkSortsAnyLength) {
-  const auto seed = kkperm::test::fresh_seed();
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  std::mt19937_64 rng(seed);
-  for (std::int64_t n : {0, 1, 2, 3, 5, 7, 8, 9, 31, 64, 100, 127, 129, 1000, 4097}) {
+// The flip bitonic network the CUDA kernels sort with (team_sort_n with 64-bit indices, the
+// warp-row fill with 32-bit ones): host backends heap-sort instead, so the network itself is
+// checked here by running its comparators step by step exactly as a team would (every comparator
+// of a step, then the next step), on random lengths that are and are not powers of two, with
+// duplicates, carrying values, for both index types.
+template <class I>
+void check_flip_bitonic_network(std::mt19937_64& rng) {
+  for (I n : {0, 1, 2, 3, 5, 7, 8, 9, 31, 64, 100, 127, 129, 1000, 4097}) {
     std::vector<int> keys(static_cast<std::size_t>(n));
     for (auto& k : keys) k = static_cast<int>(rng() % static_cast<std::uint64_t>(n / 2 + 1));
     std::vector<int> vals(keys.size());
     for (std::size_t t = 0; t < vals.size(); ++t) vals[t] = keys[t] * 7 + 3;  // tied to its key
     auto expect = keys;
     std::sort(expect.begin(), expect.end());
-    const std::int64_t P = kkperm::spgemm::esc_impl::next_pow2(n > 0 ? n : 1);
-    for (std::int64_t size = 2; size <= P; size <<= 1)
-      for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1)
-        for (std::int64_t t = 0; t < P / 2; ++t)
-          kkperm::spgemm::esc_impl::flip_bitonic_step(keys.data(), vals.data(), n, size, stride, t,
-                                                      true);
-    EXPECT_EQ(keys, expect) << "n = " << n;
+    const I P = static_cast<I>(kkperm::spgemm::esc_impl::next_pow2(n > 0 ? n : 1));
+    for (I size = 2; size <= P; size <<= 1)
+      for (I stride = size >> 1; stride > 0; stride >>= 1)
+        for (I t = 0; t < P / 2; ++t)
+          kkperm::spgemm::esc_impl::flip_bitonic_step(keys.data(), vals.data(), n, size, stride, t, true);
+    EXPECT_EQ(keys, expect) << "n = " << n << ", index bytes " << sizeof(I);
     for (std::size_t t = 0; t < vals.size(); ++t) ASSERT_EQ(vals[t], keys[t] * 7 + 3) << "n = " << n;
+  }
+}
+
+TEST(EscSpgemm, FlipBitonicNetworkSortsAnyLength) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  check_flip_bitonic_network<std::int64_t>(rng);
+  check_flip_bitonic_network<int>(rng);
+}
+
+// The 32-bit open-addressing insert of the warp-row kernels (a host loop stands in for the lanes:
+// the CAS is the same): every distinct column is reported inserted exactly once, the table then
+// holds exactly the distinct columns, at load up to the kernels' 0.8, including columns that
+// share their low bits (multiples of the table size) and columns near 2^31.
+TEST(EscSpgemm, HashInsert32KeepsEachColumnOnce) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int F : {1, 2, 7, 32, 74, 100, 500, 736}) {
+    int H = 1;
+    while (H < F + (F >> 2) + 1) H <<= 1;
+    for (int pattern = 0; pattern < 3; ++pattern) {
+      std::vector<int> cols(static_cast<std::size_t>(F));
+      for (int t = 0; t < F; ++t) {
+        const int r = static_cast<int>(rng() % static_cast<std::uint64_t>(F));  // duplicates
+        cols[static_cast<std::size_t>(t)] = pattern == 0 ? r : (pattern == 1 ? r * H : 2147483647 - r);
+      }
+      std::vector<int> table(static_cast<std::size_t>(H), -1);
+      int inserted = 0;
+      for (int c : cols) inserted += kkperm::spgemm::esc_impl::hash_insert32(table.data(), H, c, -1);
+      std::set<int> distinct(cols.begin(), cols.end());
+      std::set<int> held;
+      for (int c : table)
+        if (c != -1) EXPECT_TRUE(held.insert(c).second) << "column " << c << " twice, F = " << F;
+      EXPECT_EQ(inserted, static_cast<int>(distinct.size())) << "F = " << F << ", pattern " << pattern;
+      EXPECT_EQ(held, distinct) << "F = " << F << ", pattern " << pattern;
+    }
   }
 }
 

@@ -43,6 +43,18 @@ KOKKOS_INLINE_FUNCTION unsigned warp_ballot(bool pred, unsigned mask = 0xfffffff
 #endif
 }
 
+/// Lanes of `mask` whose `v` equals this lane's (this lane included; host: bit 0). Every lane of
+/// `mask` calls it.
+KOKKOS_INLINE_FUNCTION unsigned warp_match_any(unsigned mask, long long v) {
+#if defined(__CUDA_ARCH__)
+  return __match_any_sync(mask, v);
+#else
+  (void)mask;
+  (void)v;
+  return 1u;
+#endif
+}
+
 /// Number of set bits of a 32-bit mask.
 KOKKOS_INLINE_FUNCTION int popcount32u(unsigned v) {
 #if defined(__CUDA_ARCH__)
@@ -122,6 +134,25 @@ KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane
 #endif
 }
 
+/// warp_exclusive_scan for 4-byte values whose group total fits an int (one shuffle a step
+/// instead of two).
+KOKKOS_INLINE_FUNCTION int warp_exclusive_scan32(int v, int lane, int W, unsigned mask = 0xffffffffu) {
+#if defined(__CUDA_ARCH__)
+  int x = v;
+  for (int d = 1; d < W; d <<= 1) {
+    const int y = __shfl_up_sync(mask, x, d, W);
+    if (lane >= d) x += y;
+  }
+  return x - v;
+#else
+  (void)v;
+  (void)lane;
+  (void)W;
+  (void)mask;
+  return 0;
+#endif
+}
+
 /// v of lane (this lane ^ d) within groups of W lanes (host: v itself); 4- or 8-byte integers.
 template <class T>
 KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
@@ -164,6 +195,18 @@ KOKKOS_INLINE_FUNCTION std::int64_t warp_sum(std::int64_t v, int W, unsigned mas
   long long x = v;
   for (int d = W / 2; d >= 1; d >>= 1) x += __shfl_xor_sync(mask, x, d, W);
   return static_cast<std::int64_t>(x);
+#else
+  (void)W;
+  (void)mask;
+  return v;
+#endif
+}
+
+/// warp_sum for 4-byte values whose sum fits an int.
+KOKKOS_INLINE_FUNCTION int warp_sum32(int v, int W, unsigned mask = 0xffffffffu) {
+#if defined(__CUDA_ARCH__)
+  for (int d = W / 2; d >= 1; d >>= 1) v += __shfl_xor_sync(mask, v, d, W);
+  return v;
 #else
   (void)W;
   (void)mask;

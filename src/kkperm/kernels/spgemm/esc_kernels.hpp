@@ -328,68 +328,47 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
 
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbers (atomics spread)
+/// build_plan_cuda: a warp a row from this mean nnz(A row) and up to kPlanWarpRowMaxRows rows
+/// (thread a row: fewer than one 256-thread block an SM of an H100). H100 run 124 (a warp a row
+/// from a mean of 16, with per-row warp reductions since removed): the 3D 27-point R(AP)'s
+/// analysis 0.141 -> 0.036 ms (5.7 k rows, ~205 a row), but the 2D 5-point R(AP)'s 0.061 ->
+/// 0.237 ms (144 k rows, ~17 a row) and the 3D 27-point A²'s 0.089 -> 0.417 ms (262 k rows, 27).
+inline constexpr std::int64_t kPlanWarpRowKa = 32;
+inline constexpr std::int64_t kPlanWarpRowMaxRows = 32768;
 
-/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (one row a thread,
-/// walking A's row), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
-/// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
-/// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host; a 2-bit
-/// radix sort of (bin, row) pairs (stable) gives perm. Temporaries come from the reusable
-/// workspace. Why: the four Kokkos scans and reductions of the portable form cost 12 launches and
-/// 8 host waits — 110 µs of kernels for the 144 k rows of an AMG restriction (H100 run 96) plus
-/// the waits; with row_work fused in there is no separate kernel, reduction or host wait for F_i
-/// (Σ F and max F come from the per-bin sums and maxima). With an atomic per warp on the same 16
-/// addresses the fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu)
-/// against 56 + 50 µs for row_work and an 8-row key kernel.
-/// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark; a
-/// std::function: nvcc refuses a local lambda type among the template arguments of a function
-/// holding an extended lambda).
-template <class RA, class EA, class RB, class WorkView, class PermView>
-void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
-                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
-                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                     const std::function<void()>& after_keys) {
-  using Exec = Kokkos::Cuda;
-  using mem_t = typename PermView::memory_space;
-  using ws_t = kkperm::detail::Workspace<mem_t>;
-  using idx_t = typename PermView::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+/// The key kernel of build_plan_cuda: a row a thread, or (warp_row) a warp a row.
+template <bool warp_row, class RA, class EA, class RB, class WorkView, class KeyView, class RowView, class StatView>
+void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const KeyView& keys,
+                      const RowView& rows, const StatView& stats, std::int64_t n, std::int64_t t0, std::int64_t t1,
+                      std::int64_t t2) {
+  using policy_t = Kokkos::TeamPolicy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
-  const Exec exec;
-  std::size_t sort_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortPairs(
-      nullptr, sort_bytes, static_cast<const unsigned char*>(nullptr), static_cast<unsigned char*>(nullptr),
-      static_cast<const idx_t*>(nullptr), static_cast<idx_t*>(nullptr), static_cast<int>(n), 0, 2,
-      exec.cuda_stream());
-  if (err != cudaSuccess)
-    KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort (size query) failed: "
-                                         << cudaGetErrorString(err));
-  ws_t ws(ws_t::template bytes_for<std::int64_t>(16 * kPlanSlots) + 2 * ws_t::template bytes_for<unsigned char>(n) +
-          ws_t::template bytes_for<idx_t>(n) + ws_t::template bytes_for<unsigned char>(sort_bytes));
-  const auto from = ws.mark();
-  // per slot: count[4], max work[4], max ka[4], sum work[4]
-  auto stats = ws.template take<std::int64_t>(16 * kPlanSlots);
-  ws.template zero_since<Exec>(from);
-  auto keys = ws.template take<unsigned char>(n);
-  auto keys_out = ws.template take<unsigned char>(n);
-  auto rows = ws.template take<idx_t>(n);
-  auto temp = ws.template take<unsigned char>(sort_bytes);
-  const int T = 256;
-  policy_t policy(static_cast<int>((n + T - 1) / T), T);
+  using idx_t = typename RowView::non_const_value_type;
+  constexpr int T = 256;
+  constexpr std::int64_t rows_per_team = warp_row ? T / 32 : T;
+  policy_t policy(static_cast<int>((n + rows_per_team - 1) / rows_per_team), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 16 * (T / 32)));
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::work_bin_keys", policy, KOKKOS_LAMBDA(const member_t& team) {
-        // a row a thread; warps combine with shuffles, the team through scratch, and 16 threads
-        // add the team's 16 numbers to stat slot (team % kPlanSlots)
+        // a row a thread (or a warp); warps combine with shuffles, the team through scratch, and
+        // 16 threads add the team's 16 numbers to stat slot (team % kPlanSlots)
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
-        const std::int64_t i = std::int64_t(team.league_rank()) * T + team.team_rank();
+        const int lane_w = warp_row ? team.team_rank() % 32 : 0;
+        const std::int64_t i = std::int64_t(team.league_rank()) * rows_per_team +
+                               (warp_row ? team.team_rank() / 32 : team.team_rank());
+        std::int64_t f = 0, a0 = 0, ka = 0;
         if (i < n) {
-          const std::int64_t a0 = static_cast<std::int64_t>(rowA(i));
-          const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1)) - a0;
-          std::int64_t f = 0;
-          for (std::int64_t p = a0; p < a0 + ka; ++p) {
+          a0 = static_cast<std::int64_t>(rowA(i));
+          ka = static_cast<std::int64_t>(rowA(i + 1)) - a0;
+          const int step = warp_row ? 32 : 1;
+          for (std::int64_t p = a0 + lane_w; p < a0 + ka; p += step) {
             const auto k = entA(p);
             f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
           }
+        }
+        // warp mode: i (and so i < n) is the same on every lane of the warp, all lanes sum
+        if (warp_row) f = kkperm::detail::warp_sum(f, 32);
+        if (i < n && lane_w == 0) {
           work(i) = f;
           const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
           keys(i) = static_cast<unsigned char>(bin);
@@ -402,10 +381,12 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
         const int tr = team.team_rank(), lane = tr % 32, warp = tr / 32;
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
         for (int bb = 0; bb < 4; ++bb) {
-          const std::int64_t cs = kkperm::detail::warp_sum(c[bb], 32);
-          const std::int64_t wm = kkperm::detail::warp_max(mw[bb], 32);
-          const std::int64_t ks = kkperm::detail::warp_max(mk[bb], 32);
-          const std::int64_t ss = kkperm::detail::warp_sum(sw[bb], 32);
+          // warp mode: lane 0 holds the warp's only row, nothing to combine (H100 run 124: with
+          // the 16 warp reductions a row the key kernel took 0.24 ms for the 2D R(AP)'s 144 k rows)
+          const std::int64_t cs = warp_row ? c[bb] : kkperm::detail::warp_sum(c[bb], 32);
+          const std::int64_t wm = warp_row ? mw[bb] : kkperm::detail::warp_max(mw[bb], 32);
+          const std::int64_t ks = warp_row ? mk[bb] : kkperm::detail::warp_max(mk[bb], 32);
+          const std::int64_t ss = warp_row ? sw[bb] : kkperm::detail::warp_sum(sw[bb], 32);
           if (lane == 0) {
             sh[warp * 16 + bb] = cs;
             sh[warp * 16 + 4 + bb] = wm;
@@ -430,6 +411,60 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
           }
         }
       });
+}
+
+/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (one row a thread
+/// walking A's row, or a warp a row when rows are few and long: plan_keys_launch), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
+/// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
+/// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host; a 2-bit
+/// radix sort of (bin, row) pairs (stable) gives perm. Temporaries come from the reusable
+/// workspace. Why: the four Kokkos scans and reductions of the portable form cost 12 launches and
+/// 8 host waits — 110 µs of kernels for the 144 k rows of an AMG restriction (H100 run 96) plus
+/// the waits; with row_work fused in there is no separate kernel, reduction or host wait for F_i
+/// (Σ F and max F come from the per-bin sums and maxima). With an atomic per warp on the same 16
+/// addresses the fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu)
+/// against 56 + 50 µs for row_work and an 8-row key kernel.
+/// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark; a
+/// std::function: nvcc refuses a local lambda type among the template arguments of a function
+/// holding an extended lambda).
+template <class RA, class EA, class RB, class WorkView, class PermView>
+void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
+                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
+                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
+                     const std::function<void()>& after_keys) {
+  using Exec = Kokkos::Cuda;
+  using mem_t = typename PermView::memory_space;
+  using ws_t = kkperm::detail::Workspace<mem_t>;
+  using idx_t = typename PermView::non_const_value_type;
+  const Exec exec;
+  std::size_t sort_bytes = 0;
+  cudaError_t err = cub::DeviceRadixSort::SortPairs(
+      nullptr, sort_bytes, static_cast<const unsigned char*>(nullptr), static_cast<unsigned char*>(nullptr),
+      static_cast<const idx_t*>(nullptr), static_cast<idx_t*>(nullptr), static_cast<int>(n), 0, 2,
+      exec.cuda_stream());
+  if (err != cudaSuccess)
+    KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort (size query) failed: "
+                                         << cudaGetErrorString(err));
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(16 * kPlanSlots) + 2 * ws_t::template bytes_for<unsigned char>(n) +
+          ws_t::template bytes_for<idx_t>(n) + ws_t::template bytes_for<unsigned char>(sort_bytes));
+  const auto from = ws.mark();
+  // per slot: count[4], max work[4], max ka[4], sum work[4]
+  auto stats = ws.template take<std::int64_t>(16 * kPlanSlots);
+  ws.template zero_since<Exec>(from);
+  auto keys = ws.template take<unsigned char>(n);
+  auto keys_out = ws.template take<unsigned char>(n);
+  auto rows = ws.template take<idx_t>(n);
+  auto temp = ws.template take<unsigned char>(sort_bytes);
+  // A row a thread, or a warp a row when A's rows are long and few: a thread walking a long row
+  // is a chain of dependent loads, and few rows leave the device nearly empty (H100 run 123:
+  // 149 µs for the 5.7 k rows of the 3D 27-point R(AP), ~205 entries of A a row, 23 blocks;
+  // 21 µs a warp a row, run 124). With many rows a thread a row is faster: the 3D 7-point
+  // R(AP) (92 k rows of ~39 entries) spent 0.17-0.20 ms in its analysis a warp a row (runs
+  // 124-125) against 0.09 a thread a row (run 123).
+  if (n <= kPlanWarpRowMaxRows && static_cast<std::int64_t>(entA.extent(0)) >= kPlanWarpRowKa * n)
+    plan_keys_launch<true>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
+  else
+    plan_keys_launch<false>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
   after_keys();
   err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
                                         perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
@@ -598,19 +633,16 @@ KOKKOS_INLINE_FUNCTION void team_bitonic_sort(const Team& team, K* keys, V* vals
 /// size/2 is the flip step (i against the mirror of i in its size-block), smaller strides are
 /// half-cleaners. A comparator whose upper element lies beyond n never swaps (+inf is in order),
 /// so no padding is stored. Run t over [0, next_pow2(n)/2) per step, barrier between steps.
-template <class K, class V>
-KOKKOS_INLINE_FUNCTION void flip_bitonic_step(K* keys, V* vals, std::int64_t n, std::int64_t size,
-                                              std::int64_t stride, std::int64_t t,
+/// size and stride are powers of two, so the comparator's lower element is 2t - (t mod stride)
+/// in both kinds of step and no division is needed (session 19: the form with t / stride put a
+/// 64-bit division in every flip step of the warp-row count pass). I: the index type (int where
+/// the caller's rows are known to be small: 32-bit arithmetic).
+template <class K, class V, class I>
+KOKKOS_INLINE_FUNCTION void flip_bitonic_step(K* keys, V* vals, I n, I size, I stride, I t,
                                               bool with_vals) {
-  std::int64_t i, j;
-  if (stride == (size >> 1)) {
-    const std::int64_t blk = t / stride, off = t - blk * stride;
-    i = blk * size + off;
-    j = blk * size + size - 1 - off;
-  } else {
-    i = 2 * t - (t & (stride - 1));
-    j = i + stride;
-  }
+  const I off = t & (stride - 1);
+  const I i = 2 * t - off;
+  const I j = stride == (size >> 1) ? i + size - 1 - 2 * off : i + stride;
   if (j < n && keys[j] < keys[i]) {
     const K tk = keys[i];
     keys[i] = keys[j];
@@ -744,10 +776,44 @@ KOKKOS_INLINE_FUNCTION std::int64_t hash_col(std::int64_t c, std::int64_t H) {
 
 /// Inserts column c into the open-addressing table keys[0, H) (empty slots hold `empty`,
 /// linear probing, atomic CAS); 1 when this call inserted it, 0 when it was already there.
+/// A plain read of the slot comes first: a column already there returns without an atomic.
+/// Rows with many products a column (an R(AP) row has ~7 to ~150 products per column of C) would
+/// otherwise have their threads' CAS on the same few slots serialize.
 template <class O>
 KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O empty) {
   std::int64_t h = hash_col(static_cast<std::int64_t>(c), H);
   while (true) {
+    const O seen = static_cast<volatile O*>(keys)[h];
+    if (seen == c) return 0;
+    if (seen != empty) {
+      h = (h + 1) & (H - 1);
+      continue;
+    }
+    const O prev = Kokkos::atomic_compare_exchange(&keys[h], empty, c);
+    if (prev == empty) return 1;
+    if (prev == c) return 0;
+    h = (h + 1) & (H - 1);
+  }
+}
+
+/// hash_col and hash_insert for the small tables of the warp-row kernels (H <= 2^30 slots, a
+/// power of two): 32-bit multiply, shift and probe (the 64-bit forms cost several instructions
+/// each in a pass that is bound by issue and latency, not bandwidth).
+KOKKOS_INLINE_FUNCTION int hash_col32(std::uint32_t c, int H) {
+  std::uint32_t h = c * 0x9E3779B1u;
+  h ^= h >> 15;
+  return static_cast<int>(h & static_cast<std::uint32_t>(H - 1));
+}
+template <class O>
+KOKKOS_INLINE_FUNCTION int hash_insert32(O* keys, int H, O c, O empty) {
+  int h = hash_col32(static_cast<std::uint32_t>(c), H);
+  while (true) {
+    const O seen = static_cast<volatile O*>(keys)[h];  // as in hash_insert: no atomic on a hit
+    if (seen == c) return 0;
+    if (seen != empty) {
+      h = (h + 1) & (H - 1);
+      continue;
+    }
     const O prev = Kokkos::atomic_compare_exchange(&keys[h], empty, c);
     if (prev == empty) return 1;
     if (prev == c) return 0;
@@ -955,21 +1021,29 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
 /// Bins 1 and 2 without drop_zeros: the row's columns inserted into an open-addressing table in
 /// team scratch (hash_slots(F) entries, load <= 0.8) instead of expanding and bitonic-sorting
 /// the padded row: the count pass needs no sort at all (count = successful inserts); the fill
-/// pass compacts the table straight into C's row and sorts only the nnz(C_i) unique columns
-/// there (flip bitonic; heap sort on one-thread teams) — as the global bin does. Deterministic
-/// (the set of columns does not depend on insertion order). With drop_zeros the sort path
+/// pass compacts the table in scratch, sorts the nnz(C_i) unique columns there (flip bitonic;
+/// heap sort on one-thread teams) and writes them to C's row once. Deterministic (the set of
+/// columns does not depend on insertion order). With drop_zeros the sort path
 /// (symbolic_team_bin) is used: the kept set depends on sums, which must not depend on order.
-template <class Exec, class Args>
+/// Single pass: with a `stash` (count pass only) the count pass also compacts and sorts, and
+/// writes the row's sorted columns to stash + soff(soff_base + p - begin) (soff: exclusive
+/// prefix of F over the stashed range), so the fill pass is copy_stashed_rows and each row is
+/// hashed once (as the warp-row range does). Why (session 19): the fill pass sorted C's row in
+/// place in global memory, a team barrier and a global round trip a bitonic step; for the 3D
+/// 27-point R(AP), whose ~10^4 rows are block-bin rows, it took 0.58 ms of a 1.7 ms setup
+/// against 0.34 ms for the count pass (H100 run 115).
+template <class Exec, class Args, class StashOff>
 void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                             int team_size, std::int64_t max_work, std::int64_t max_ka,
-                            int& level_out) {
+                            int& level_out, typename Args::EntC::non_const_value_type* stash,
+                            const StashOff& soff, std::int64_t soff_base) {
   using O = typename Args::EntC::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
   const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) +
-                            static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 2 * 128;
+                            static_cast<std::size_t>(max_ka + 1) * sizeof(int) + sizeof(int) + 3 * 128;
   const int level = bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
   level_out = level;
   const O empty = -1;  // columns are >= 0 (validated)
@@ -989,8 +1063,10 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
     const std::int64_t F = g.work(i);
     const std::int64_t Hr = next_pow2_dev(F + (F >> 2) + 1);  // hash_slots(F)
     O* table = static_cast<O*>(team.team_scratch(level).get_shmem_aligned(sizeof(O) * Hr, 8));
+    int* counter = static_cast<int*>(team.team_scratch(level).get_shmem_aligned(sizeof(int), 8));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Hr),
                          [&](const std::int64_t t) { table[t] = empty; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { *counter = 0; });
     team.team_barrier();
     std::int64_t unique = 0;
     Kokkos::parallel_reduce(
@@ -1004,26 +1080,38 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
         unique);
     if (!fill) {
       Kokkos::single(Kokkos::PerTeam(team), [&]() { g.cnt(o) = unique; });
-      return;
+      if (stash == nullptr) return;  // the whole team leaves
     }
     team.team_barrier();
-    O* out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
-    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, Hr),
-                          [&](const std::int64_t t, std::int64_t& upd, const bool final) {
-                            const O c = table[t];
-                            if (c != empty) {
-                              if (final) out[upd] = c;
-                              upd += 1;
-                            }
-                          });
-    team.team_barrier();
-    team_sort_n(team, out, static_cast<O*>(nullptr), unique, false);
+    // compact in scratch, kCompactPerThread * team_size slots a round: every thread reads its
+    // slots, a barrier, then the occupied ones go to table[counter++] (positions below the
+    // round's end: slots already read), another barrier. Unordered: the sort follows.
+    constexpr int kCompactPerThread = 4;
+    const std::int64_t ts = team.team_size();
+    for (std::int64_t b = 0; b < Hr; b += kCompactPerThread * ts) {
+      O c[kCompactPerThread];
+#pragma unroll
+      for (int u = 0; u < kCompactPerThread; ++u) {
+        const std::int64_t t = b + u * ts + team.team_rank();
+        c[u] = t < Hr ? table[t] : empty;
+      }
+      team.team_barrier();
+#pragma unroll
+      for (int u = 0; u < kCompactPerThread; ++u)
+        if (c[u] != empty) table[Kokkos::atomic_fetch_add(counter, 1)] = c[u];
+      team.team_barrier();
+    }
+    team_sort_n(team, table, static_cast<O*>(nullptr), unique, false);
+    O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o))
+                  : stash + soff(soff_base + (p - begin));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, unique), [&](const std::int64_t t) { out[t] = table[t]; });
   };
   const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_team_hash"
-                            : "kkperm::spgemm::esc::symbolic_count_team_hash",
+                            : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_team_hash"
+                                                : "kkperm::spgemm::esc::symbolic_count_team_hash"),
                        policy, body);
 }
 
@@ -1198,13 +1286,14 @@ template <class Exec, class Args, class Flag, class AprodView, class SlotView>
 void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int team_size,
                       std::int64_t max_ka, std::int64_t max_c, const Flag& missing,
                       const AprodView& aprod, const SlotView& slot, bool record, int& level_out) {
+  using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
   using policy_t = Kokkos::TeamPolicy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
-  const std::size_t bytes = static_cast<std::size_t>(max_c) * sizeof(V) +
-                            static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 2 * 128;
+  const std::size_t bytes = static_cast<std::size_t>(max_c) * (sizeof(V) + sizeof(O)) +
+                            static_cast<std::size_t>(max_ka + 1) * sizeof(int) + 3 * 128;
   const int level = bytes <= static_cast<std::size_t>(policy_t::scratch_size_max(0)) ? 0 : 1;
   level_out = level;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
@@ -1216,9 +1305,16 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
         const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
         const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
         V* acc = static_cast<V*>(team.team_scratch(level).get_shmem_aligned(sizeof(V) * (ce - cb), 8));
+        O* cols = static_cast<O*>(team.team_scratch(level).get_shmem_aligned(sizeof(O) * (ce - cb), 8));
         int* pre = static_cast<int*>(team.team_scratch(level).get_shmem_aligned(sizeof(int) * (ka + 1), 8));
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ce - cb),
-                             [&](const std::int64_t t) { acc[t] = V(0); });
+        // C's row staged next to its accumulators: each product's column is searched there, not
+        // in global memory (session 19; H100 run 123: this kernel took 0.37 ms of the 3D
+        // 27-point R(AP)'s 1.3 ms setup, each product a chain of global loads)
+        const int nc = static_cast<int>(ce - cb);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nc), [&](const int t) {
+          acc[t] = V(0);
+          cols[t] = g.entC(cb + t);
+        });
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, ka),
                               [&](const std::int64_t t, int& upd, const bool final) {
                                 const auto k = g.entA(a0 + t);
@@ -1231,7 +1327,14 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
           const std::int64_t s = find_segment(pre, ka, t);
           const auto k = g.entA(a0 + s);
           const auto q = g.rowB(k) + (t - pre[s]);
-          const std::int64_t pos = find_col(g.entC, cb, ce, g.entB(q));
+          const O c = g.entB(q);
+          int lo = 0, hi = nc;
+          while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (cols[mid] < c) lo = mid + 1;
+            else hi = mid;
+          }
+          const int pos = lo < nc && cols[lo] == c ? lo : -1;
           if (pos < 0) {
             missing() = 1;
           } else {
@@ -1528,11 +1631,15 @@ void for_each_product_dest(const char* label, const Args& g, std::int64_t n, std
 }
 
 /// Builds gptr (nnz(C) + 1) and glist (Σ F_i) from the slot map; cnt: nnz(C) ints, zeroed by the
-/// caller (scratch); inv: n ints (filled here when the destination is permuted).
+/// caller (scratch); inv: n ints (filled here when the destination is permuted). `ordered_fill`,
+/// when set, fills the lists of the rows with F_i <= kOrderedFillMax in product order (after
+/// gptr and the zeroed cnt exist) instead of the thread-per-row loop here (a std::function: see
+/// build_plan_cuda on nvcc and local lambda types).
 template <class Exec, class Args, class AprodView, class SlotView, class IntView, class ListView>
 void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::int64_t nnz_c,
                        const AprodView& aprod, const SlotView& slot, const IntView& inv,
-                       const IntView& cnt, const IntView& gptr, const ListView& glist) {
+                       const IntView& cnt, const IntView& gptr, const ListView& glist,
+                       const std::function<void()>& ordered_fill = {}) {
   if (!g.direct) {
     const auto perm = g.perm;
     Kokkos::parallel_for(
@@ -1550,20 +1657,25 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::i
       });
   // positions count up from 0 again
   Kokkos::deep_copy(cnt, 0);
-  // rows with F_i <= kOrderedFillMax: one thread walks the row in product order and owns its
-  // C entries (plain increments)
-  Kokkos::parallel_for(
-      "kkperm::spgemm::esc::gather_fill_rows", Kokkos::RangePolicy<Exec>(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i) {
-        if (static_cast<std::int64_t>(g.work(i)) > kOrderedFillMax) return;
-        const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
-        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        for (std::int64_t pa = g.rowA(i); pa < g.rowA(i + 1); ++pa)
-          for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
-            const std::int64_t e = cb + s;
-            glist(gptr(e) + cnt(e)++) = pack_product(pa, pb);
-          });
-      });
+  // rows with F_i <= kOrderedFillMax: walked in product order, owning their C entries (no
+  // atomics); one thread a row, or a warp a row (gather_fill_ordered_warp) when the caller
+  // passes `ordered_fill`
+  if (ordered_fill) {
+    ordered_fill();
+  } else {
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::gather_fill_rows", Kokkos::RangePolicy<Exec>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          if (static_cast<std::int64_t>(g.work(i)) > kOrderedFillMax) return;
+          const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
+          const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+          for (std::int64_t pa = g.rowA(i); pa < g.rowA(i + 1); ++pa)
+            for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
+              const std::int64_t e = cb + s;
+              glist(gptr(e) + cnt(e)++) = pack_product(pa, pb);
+            });
+        });
+  }
   // longer rows: one thread per A nonzero, atomic positions
   for_each_product_dest<Exec>(
       "kkperm::spgemm::esc::gather_fill", g, n, nnz_a, aprod, slot, inv, kOrderedFillMax,

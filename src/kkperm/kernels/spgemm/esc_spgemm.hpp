@@ -152,11 +152,23 @@ struct EscConfig {
   /// the mean work of the range, separately for the symbolic passes and the first numeric
   /// (esc_impl::warp_row_lanes_for). On host backends always 1.
   int warp_row_lanes = 0;
+  /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
+  /// warp_row_lanes says). For measurements.
+  int numeric_warp_row_lanes = 0;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
   /// 0: always two passes.
   std::size_t stash_limit_bytes = std::size_t(1) << 30;
+  /// The stash covers the block bin too (its count pass compacts and sorts each row in scratch
+  /// and stashes it; the fill pass copies), within stash_limit_bytes. Off: the block bin hashes
+  /// its rows in both passes.
+  bool stash_block_bin = true;
+  /// With warp_rows: the block bin's symbolic passes and first numeric walk each row's A entries
+  /// with the warp-row product walk, a warp per W-entry chunk (esc_warp_rows.hpp,
+  /// symbolic_block_rows / numeric_block_rows), when the row's table fits a team's level-0
+  /// scratch. Off: the team kernels (a team scan of A's row, a binary search a product).
+  bool block_rows = true;
   /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
   /// allocation (a cudaMalloc plus a synchronous header copy in Kokkos 3.4). C's Views are
   /// ordinary managed Kokkos Views either way; the pool memory returns to the pool when the last
@@ -363,6 +375,10 @@ class EscSpgemm {
                        c.warp_row_lanes == 32,
                    "kkperm::spgemm::EscConfig: warp_row_lanes " << c.warp_row_lanes
                                                                 << " is not 0 (auto), 8, 16 or 32");
+    KKPERM_REQUIRE(c.numeric_warp_row_lanes == 0 || c.numeric_warp_row_lanes == 8 ||
+                       c.numeric_warp_row_lanes == 16 || c.numeric_warp_row_lanes == 32,
+                   "kkperm::spgemm::EscConfig: numeric_warp_row_lanes " << c.numeric_warp_row_lanes
+                                                                        << " is not 0, 8, 16 or 32");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
                    "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
                                                                      << " below 1 KiB");
@@ -512,6 +528,7 @@ class EscSpgemm {
     stash_ = pooled_t<ordinal_type>();  // back to the pool
     stash_off_ = work_view();
     stash_off_mem_ = pooled_t<std::int64_t>();
+    stash_end_ = 0;
     const auto t_slots = clock_.mark();
     clock_.span(&stats_.fill_s, t_fill, t_slots);
     build_slot_map(g, A.nnz());
@@ -656,9 +673,13 @@ class EscSpgemm {
                                        bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
                                        record, stats_.numeric_level_warp);
     }
-    esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
-                                     bin_max_ka_[2], bin_max_c_[2], missing_, aprod_, slot,
-                                     record, stats_.numeric_level_block);
+    const bool walked = warp_rows_ && cfg_.block_rows &&
+                        esc_impl::numeric_block_rows<exec>(g, bin_off_[2], bin_off_[3], bin_max_c_[2], bin_max_ka_[2],
+                                                           missing_, aprod_, slot, record);
+    if (!walked)
+      esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
+                                       bin_max_ka_[2], bin_max_c_[2], missing_, aprod_, slot,
+                                       record, stats_.numeric_level_block);
     esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size,
                                        missing_, aprod_, slot, record);
   }
@@ -711,15 +732,34 @@ class EscSpgemm {
       return;
     }
     if (slot16_.extent(0) > 0)
-      esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot16_, inv, cnt, gptr_, glist_);
+      build_gather_lists(g, n, nnz_a, nnz_c, slot16_, inv, cnt);
     else
-      esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot32_, inv, cnt, gptr_, glist_);
+      build_gather_lists(g, n, nnz_a, nnz_c, slot32_, inv, cnt);
     clock_.span(&stats_.gather_build_s, t0);
     stats_.gather_bytes = bytes;
     stats_.peak_bytes += bytes + temp;
     gather_ready_ = true;
     slots_ready_ = false;  // the slot map is not needed any more
     release_slot_map();
+  }
+
+  /// build_gather_plan with the slot map `slot`; the ordered fill takes a warp a row when the
+  /// mean work a row is at least kGatherWarpFillMeanWork (public: nvcc).
+  template <class SlotView>
+  void build_gather_lists(const args_t& g, std::int64_t n, std::int64_t nnz_a, std::int64_t nnz_c,
+                          const SlotView& slot, const Kokkos::View<int*, device_type>& inv,
+                          const Kokkos::View<int*, device_type>& cnt) {
+    using exec = execution_space;
+    std::function<void()> ordered;
+    if (n > 0 && stats_.sum_work / n >= esc_impl::kGatherWarpFillMeanWork) {
+      const auto aprod = aprod_;
+      const auto gptr = gptr_;
+      const auto glist = glist_;
+      ordered = [=]() {
+        esc_impl::gather_fill_ordered_warp<exec>(g, n, esc_impl::kOrderedFillMax, aprod, slot, inv, gptr, cnt, glist);
+      };
+    }
+    esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot, inv, cnt, gptr_, glist_, ordered);
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
@@ -766,8 +806,9 @@ class EscSpgemm {
     if (warp_rows_) {
       const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
       const bool stashed = stash_.view().extent(0) > 0;
+      const bool block_stashed = stashed && stash_end_ > bin_off_[2];
       if (fill && stashed) {  // single pass: the count pass stashed the rows' columns
-        esc_impl::copy_stashed_rows<exec>(g, warp_begin_, bin_off_[2], stash_.view().data(), stash_off_,
+        esc_impl::copy_stashed_rows<exec>(g, warp_begin_, stash_end_, stash_.view().data(), stash_off_,
                                           cfg_.warp_rows_per_team);
       }
       int lanes = 0;
@@ -780,9 +821,16 @@ class EscSpgemm {
       if ((fill && stashed) || lanes > 0) {
         if (warp_begin_ > bin_off_[0])
           esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
-        esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill,
-                                               cfg_.block_team_size, bin_max_work_[2],
-                                               bin_max_ka_[2], stats_.scratch_level_block);
+        if (!(fill && block_stashed)) {
+          ordinal_type* bstash = block_stashed ? stash_.view().data() : nullptr;
+          const bool walked = cfg_.block_rows &&
+                              esc_impl::symbolic_block_rows<exec>(g, bin_off_[2], bin_off_[3], fill, bin_max_work_[2],
+                                                                  bstash, stash_off_, bin_off_[2] - warp_begin_);
+          if (!walked)
+            esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
+                                                   bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block,
+                                                   bstash, stash_off_, bin_off_[2] - warp_begin_);
+        }
         run_symbolic_global_bin(g, fill);
         return;
       }
@@ -790,6 +838,12 @@ class EscSpgemm {
       warp_begin_ = bin_off_[1];
       stats_.warp_row_rows = 0;
       stats_.thread_bin_folded = false;
+      // the stash (planned for the warp-row kernels' count pass) is not written now: two passes
+      stash_ = pooled_t<ordinal_type>();
+      stash_off_ = work_view();
+      stash_off_mem_ = pooled_t<std::int64_t>();
+      stash_end_ = 0;
+      stats_.stash_bytes = 0;
     }
     esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
     if (cfg_.drop_zeros || !cfg_.team_bin_hash) {  // drop_zeros: kept set depends on sums
@@ -802,10 +856,12 @@ class EscSpgemm {
     } else {  // scratch hash table: count without sorting, fill sorts only unique columns
       esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[1], bin_off_[2], fill,
                                              cfg_.warp_team_size, bin_max_work_[1],
-                                             bin_max_ka_[1], stats_.scratch_level_warp);
+                                             bin_max_ka_[1], stats_.scratch_level_warp, nullptr,
+                                             work_view(), 0);
       esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill,
                                              cfg_.block_team_size, bin_max_work_[2],
-                                             bin_max_ka_[2], stats_.scratch_level_block);
+                                             bin_max_ka_[2], stats_.scratch_level_block, nullptr,
+                                             work_view(), 0);
     }
     run_symbolic_global_bin(g, fill);
   }
@@ -933,25 +989,29 @@ class EscSpgemm {
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
                                           : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false);
-    numeric_lanes_ = cfg_.warp_row_lanes > 0
-                         ? cfg_.warp_row_lanes
-                         : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, true);
+    numeric_lanes_ = cfg_.numeric_warp_row_lanes > 0 ? cfg_.numeric_warp_row_lanes
+                     : cfg_.warp_row_lanes > 0       ? cfg_.warp_row_lanes
+                                                     : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, true);
   }
 
-  /// Single-pass symbolic of the warp-row range when its stash (Σ F_i of the range columns)
-  /// fits stash_limit_bytes and the memory limit: stash_off_ = exclusive prefix of F over the
-  /// range in plan order, stash_ from the plan pool. Else (or when the allocation fails) both
-  /// passes hash the rows. Released after the fill pass.
+  /// Single-pass symbolic of the warp-row range, and of the block bin with
+  /// EscConfig::stash_block_bin, when the stash (Σ F_i of the stashed rows, in columns) fits
+  /// stash_limit_bytes and the memory limit: stash_off_ = exclusive prefix of F over
+  /// [warp_begin_, stash_end_) in plan order, stash_ from the plan pool. Else (or when the
+  /// allocation fails) both passes hash the rows. Released after the fill pass.
   void plan_stash(std::int64_t n) {
     stash_ = pooled_t<ordinal_type>();
     stash_off_ = work_view();
     stash_off_mem_ = pooled_t<std::int64_t>();
+    stash_end_ = 0;
     stats_.stash_bytes = 0;
     if (!warp_rows_ || cfg_.stash_limit_bytes == 0) return;
-    const std::int64_t b = warp_begin_, e = bin_off_[2];
+    const std::int64_t b = warp_begin_;
+    const bool block = cfg_.stash_block_bin && bin_off_[3] > bin_off_[2];
+    const std::int64_t e = block ? bin_off_[3] : bin_off_[2];
     if (e <= b) return;
     // Σ F of the range from the bin plan (no copy back: the device's offsets end at the same sum)
-    const std::int64_t total = range_work_;
+    const std::int64_t total = range_work_ + (block ? bin_sum_work_[2] : 0);
     const std::size_t bytes = static_cast<std::size_t>(total) * sizeof(ordinal_type);
     const std::size_t other = stats_.plan_bytes + static_cast<std::size_t>(n) * sizeof(std::int64_t);
     if (total == 0 || bytes > cfg_.stash_limit_bytes ||
@@ -961,11 +1021,13 @@ class EscSpgemm {
       stash_off_ = pooled(stash_off_mem_, "kkperm::esc::stash_off", e - b + 1);
       esc_impl::range_work_offsets<execution_space>(perm_, work_, b, e, stash_off_);
       stash_ = pooled_t<ordinal_type>("kkperm::esc::stash", static_cast<std::size_t>(total));
+      stash_end_ = e;
       stats_.stash_bytes = bytes;
     } catch (const std::exception&) {  // no memory for it: two passes
       stash_ = pooled_t<ordinal_type>();
       stash_off_ = work_view();
       stash_off_mem_ = pooled_t<std::int64_t>();
+      stash_end_ = 0;
       stats_.stash_bytes = 0;
     }
   }
@@ -995,6 +1057,7 @@ class EscSpgemm {
   pooled_t<std::uint32_t> slot32_mem_;
   pooled_t<ordinal_type> stash_;           ///< single-pass symbolic: stashed columns (count -> fill)
   work_view stash_off_;                    ///< their offsets per range position
+  std::int64_t stash_end_ = 0;             ///< stashed range: plan positions [warp_begin_, stash_end_)
   pooled_t<std::int64_t> stash_off_mem_;
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};

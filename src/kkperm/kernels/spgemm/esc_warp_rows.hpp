@@ -27,6 +27,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spgemm/esc_kernels.hpp"
@@ -61,16 +62,21 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
                                                   int lane, int W, unsigned mask, const Load& load,
                                                   const Use& use) {
   using item_t = decltype(load(std::int64_t(0), std::int64_t(0)));
-  std::int64_t tbase = 0;
-  for (std::int64_t s0 = 0; s0 < ka; s0 += W) {
-    std::int64_t b0 = 0;
+  // B's row offsets in their own type (4 bytes for int offsets: one shuffle each, not two);
+  // per-row counts in int (row work fits an int here)
+  using offb_t = std::remove_cv_t<std::remove_reference_t<decltype(g.rowB(0))>>;
+  using boff_t = std::conditional_t<sizeof(offb_t) <= 4, int, std::int64_t>;
+  int tbase = 0;
+  const int kan = static_cast<int>(ka);
+  for (int s0 = 0; s0 < kan; s0 += W) {
+    boff_t b0 = 0;
     int len = 0;
-    if (s0 + lane < ka) {
+    if (s0 + lane < kan) {
       const auto k = g.entA(a0 + s0 + lane);
-      b0 = static_cast<std::int64_t>(g.rowB(k));
-      len = static_cast<int>(static_cast<std::int64_t>(g.rowB(k + 1)) - b0);
+      b0 = static_cast<boff_t>(g.rowB(k));
+      len = static_cast<int>(static_cast<boff_t>(g.rowB(k + 1)) - b0);
     }
-    const int excl = static_cast<int>(kkperm::detail::warp_exclusive_scan(len, lane, W, mask));
+    const int excl = kkperm::detail::warp_exclusive_scan32(len, lane, W, mask);
     const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W, mask);
     for (int base = 0; base < total; base += kProductBatch * W) {
       item_t item[kProductBatch];
@@ -84,10 +90,10 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
           const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W, mask);
           if (e <= t) s += step;
         }
-        const std::int64_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
+        const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
         const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
         tt[u] = t;
-        if (t < total) item[u] = load(a0 + s0 + s, bs + (t - es));
+        if (t < total) item[u] = load(a0 + s0 + s, static_cast<std::int64_t>(bs) + (t - es));
       }
 #pragma unroll
       for (int u = 0; u < kProductBatch; ++u)
@@ -205,15 +211,18 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
-    const std::int64_t F = g.work(i);
-    const std::int64_t Hr = next_pow2_dev(F + (F >> 2) + 1);  // hash_slots(F): fits the warp's share
-    for (std::int64_t t = lane; t < Hr; t += W) table[t] = empty;
+    // per-row sizes in int (F <= a warp bin's threshold): 32-bit hashing, probing, scans and
+    // sort indices
+    const int F = static_cast<int>(g.work(i));
+    int Hr = 1;  // hash_slots(F): fits the warp's share
+    while (Hr < F + (F >> 2) + 1) Hr <<= 1;
+    for (int t = lane; t < Hr; t += W) table[t] = empty;
     kkperm::detail::sync_warp_lanes(mask);
-    std::int64_t ins = 0;
+    int ins = 0;
     warp_for_each_product(
         g, a0, ka, lane, W, mask, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
-        [&](const O c, std::int64_t) { ins += hash_insert(table, Hr, c, empty); });
-    const std::int64_t unique = kkperm::detail::warp_sum(ins, W, mask);
+        [&](const O c, int) { ins += hash_insert32(table, Hr, c, empty); });
+    const int unique = kkperm::detail::warp_sum32(ins, W, mask);
     if (!fill) {
       if (lane == 0) g.cnt(o) = unique;
       if (stash == nullptr) return;
@@ -221,9 +230,9 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     kkperm::detail::sync_warp_lanes(mask);
     // compact in place: writes land at or below the slots this round read (ballot bits are
     // hardware lanes: shifted down to the group's)
-    std::int64_t off = 0;
+    int off = 0;
     const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
-    for (std::int64_t b = 0; b < Hr; b += W) {
+    for (int b = 0; b < Hr; b += W) {
       const O c = b + lane < Hr ? table[b + lane] : empty;
       const unsigned m = kkperm::detail::warp_ballot(c != empty, mask) >> lg.base;
       kkperm::detail::sync_warp_lanes(mask);
@@ -232,18 +241,19 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
       kkperm::detail::sync_warp_lanes(mask);
     }
     if (W == 1) {
-      serial_heap_sort(table, static_cast<int*>(nullptr), unique, false);
+      serial_heap_sort(table, static_cast<int*>(nullptr), std::int64_t(unique), false);
     } else {
-      const std::int64_t P = next_pow2_dev(unique > 0 ? unique : 1);
-      for (std::int64_t size = 2; size <= P; size <<= 1)
-        for (std::int64_t stride = size >> 1; stride > 0; stride >>= 1) {
-          for (std::int64_t t = lane; t < P / 2; t += W)
+      int P = 1;
+      while (P < unique) P <<= 1;
+      for (int size = 2; size <= P; size <<= 1)
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+          for (int t = lane; t < P / 2; t += W)
             flip_bitonic_step(table, static_cast<int*>(nullptr), unique, size, stride, t, false);
           kkperm::detail::sync_warp_lanes(mask);
         }
     }
     O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(p - begin);
-    for (std::int64_t t = lane; t < unique; t += W) out[t] = table[t];
+    for (int t = lane; t < unique; t += W) out[t] = table[t];
   };
   // team size R * W <= 256: within the launch bounds
   policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
@@ -349,10 +359,10 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const auto i = g.perm(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-    const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
+    const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
-    for (std::int64_t t = lane; t < nc; t += W) {
+    for (int t = lane; t < nc; t += W) {
       cols[t] = g.entC(cb + t);
       acc[t] = V(0);
     }
@@ -364,10 +374,10 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
         [&](std::int64_t pa, std::int64_t q) {
           return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
         },
-        [&](const ColVal<O, V>& cv, std::int64_t t) {
-          std::int64_t lo = 0, hi = nc;
+        [&](const ColVal<O, V>& cv, int t) {
+          int lo = 0, hi = nc;
           while (lo < hi) {
-            const std::int64_t mid = (lo + hi) >> 1;
+            const int mid = (lo + hi) >> 1;
             if (cols[mid] < cv.col) lo = mid + 1;
             else hi = mid;
           }
@@ -379,7 +389,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
           }
         });
     kkperm::detail::sync_warp_lanes(mask);
-    for (std::int64_t t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
+    for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
     if (miss) missing() = 1;
   };
   // team size R * W <= 256: within the launch bounds
@@ -409,6 +419,272 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
     numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
   }
   return rg.lanes;
+}
+
+/// Block-bin rows (F_i above the warp bin's threshold) with the warp-row walk: a team a row, its
+/// warps taking A's row W entries at a time in turn (warp w: entries [w·W, w·W + W),
+/// [w·W + NW·W, ...)), each chunk walked by warp_for_each_product (shuffles, binary lifting
+/// over W entries) instead of a team scan of A's row and a binary search over it per product
+/// (symbolic_team_hash_bin, numeric_team_bin). Why (session 19; H100 run 123, 3D 27-point
+/// R(AP), 5.6 k block-bin rows of ~205 A entries): the team kernels spent 34-38 k warp
+/// instructions a row, 0.30 ms (count with stash) and 0.37 ms (first numeric) of a 1.3 ms setup.
+inline constexpr int kBlockRowWarps = 8;  ///< warps per team of the block-row kernels (256 threads)
+
+/// Symbolic of block-bin rows perm[begin, end): the row's columns hashed into the team's scratch
+/// table (hash_slots(F) slots), counted (cnt); with fill, or with a stash in the count pass, the
+/// table is compacted and sorted in scratch and written to C's row, or to
+/// stash + soff(soff_base + p - begin). Returns false, launching nothing, when the largest row's
+/// table does not fit a team's level-0 scratch (the caller keeps the team kernels).
+template <class Exec, class Args, class StashOff>
+bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::int64_t max_work,
+                         typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
+                         std::int64_t soff_base) {
+  using O = typename Args::EntC::non_const_value_type;
+  using policy_t = warp_rows_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  constexpr int W = warp_lanes<Exec>();
+  const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
+  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) + 2 * sizeof(int) + 2 * 128;
+  if (bytes > static_cast<std::size_t>(policy_t::scratch_size_max(0)) || H > (std::int64_t(1) << 30)) return false;
+  if (end <= begin) return true;
+  const O empty = -1;  // columns are >= 0 (validated)
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const int tr = team.team_rank(), ts = team.team_size();
+    const int lane = tr % W, warp = tr / W, NW = ts / W;
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    const int F = static_cast<int>(g.work(i));
+    int Hr = 1;  // hash_slots(F)
+    while (Hr < F + (F >> 2) + 1) Hr <<= 1;
+    O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * Hr, 16));
+    int* counter = static_cast<int*>(team.team_scratch(0).get_shmem_aligned(2 * sizeof(int), 8));
+    for (int t = tr; t < Hr; t += ts) table[t] = empty;
+    if (tr == 0) counter[0] = counter[1] = 0;
+    team.team_barrier();
+    int ins = 0;
+    for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
+      warp_for_each_product(
+          g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
+          [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+          [&](const O col, int) { ins += hash_insert32(table, Hr, col, empty); });
+    ins = kkperm::detail::warp_sum32(ins, W);
+    if (lane == 0 && ins != 0) Kokkos::atomic_add(&counter[0], ins);
+    team.team_barrier();
+    const int unique = counter[0];
+    if (!fill) {
+      if (tr == 0) g.cnt(o) = unique;
+      if (stash == nullptr) return;  // the whole team leaves
+    }
+    // compact in scratch, kCompact * ts slots a round (unordered: the sort follows); the
+    // positions stay below the round's end, slots every thread has read before the barrier
+    constexpr int kCompact = 4;
+    for (int b = 0; b < Hr; b += kCompact * ts) {
+      O cc[kCompact];
+#pragma unroll
+      for (int u = 0; u < kCompact; ++u) {
+        const int t = b + u * ts + tr;
+        cc[u] = t < Hr ? table[t] : empty;
+      }
+      team.team_barrier();
+#pragma unroll
+      for (int u = 0; u < kCompact; ++u)
+        if (cc[u] != empty) table[Kokkos::atomic_fetch_add(&counter[1], 1)] = cc[u];
+      team.team_barrier();
+    }
+    if (ts == 1) {
+      serial_heap_sort(table, static_cast<int*>(nullptr), std::int64_t(unique), false);
+    } else {
+      int P = 1;
+      while (P < unique) P <<= 1;
+      for (int size = 2; size <= P; size <<= 1)
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+          for (int t = tr; t < P / 2; t += ts)
+            flip_bitonic_step(table, static_cast<int*>(nullptr), unique, size, stride, t, false);
+          team.team_barrier();
+        }
+    }
+    O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(soff_base + (p - begin));
+    for (int t = tr; t < unique; t += ts) out[t] = table[t];
+  };
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_block_rows"
+                            : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_block_rows"
+                                                : "kkperm::spgemm::esc::symbolic_count_block_rows"),
+                       policy, body);
+  return true;
+}
+
+/// First numeric of block-bin rows perm[begin, end) by search, as numeric_team_bin but walked as
+/// symbolic_block_rows does: C's row staged in scratch with its accumulators, each warp's chunks
+/// of A's row walked with warp_for_each_product, the product's column found by binary search in
+/// scratch and a·b added atomically there; with `record` its position goes to
+/// slot(aprod(a0) + t), t its index in the row's product order (the chunk's offset comes from
+/// the chunks' product counts, summed in scratch). A column not in C's row raises `missing`.
+/// Returns false, launching nothing, when the scratch does not fit.
+template <class Exec, class Args, class Flag, class AprodView, class SlotView>
+bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
+                        std::int64_t max_ka, const Flag& missing, const AprodView& aprod, const SlotView& slot,
+                        bool record) {
+  using O = typename Args::EntC::non_const_value_type;
+  using V = typename Args::ValC::non_const_value_type;
+  using S = typename SlotView::non_const_value_type;
+  using policy_t = warp_rows_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  constexpr int W = warp_lanes<Exec>();
+  const std::int64_t cap = max_c > 0 ? max_c : 1;
+  const std::int64_t chunks = (max_ka + W - 1) / W + 1;
+  const std::size_t bytes = static_cast<std::size_t>(cap) * (sizeof(V) + sizeof(O)) +
+                            static_cast<std::size_t>(chunks) * sizeof(int) + 3 * 128;
+  if (bytes > static_cast<std::size_t>(policy_t::scratch_size_max(0))) return false;
+  if (end <= begin) return true;
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
+    const int tr = team.team_rank(), ts = team.team_size();
+    const int lane = tr % W, warp = tr / W, NW = ts / W;
+    const std::int64_t p = begin + team.league_rank();
+    const auto i = g.perm(p);
+    const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+    const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+    const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);
+    const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+    const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    V* acc = static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * nc, 16));
+    O* cols = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * nc, 16));
+    const int nchunks = static_cast<int>((ka + W - 1) / W);
+    int* ctot = static_cast<int*>(team.team_scratch(0).get_shmem_aligned(sizeof(int) * (nchunks + 1), 8));
+    for (int t = tr; t < nc; t += ts) {
+      acc[t] = V(0);
+      cols[t] = g.entC(cb + t);
+    }
+    // products of each chunk (for the product index t of the slot map)
+    if (record) {
+      for (int c = warp; c < nchunks; c += NW) {
+        const std::int64_t s = std::int64_t(c) * W + lane;
+        int len = 0;
+        if (s < ka) {
+          const auto k = g.entA(a0 + s);
+          len = static_cast<int>(g.rowB(k + 1) - g.rowB(k));
+        }
+        len = kkperm::detail::warp_sum32(len, W);
+        if (lane == 0) ctot[c] = len;
+      }
+    }
+    team.team_barrier();
+    const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
+    int miss = 0;
+    for (int c = warp; c < nchunks; c += NW) {
+      std::int64_t before = 0;  // products of the chunks ahead of c
+      if (record) {
+        int part = 0;
+        for (int d = lane; d < c; d += W) part += ctot[d];
+        before = kkperm::detail::warp_sum32(part, W);
+      }
+      const std::int64_t c0 = std::int64_t(c) * W;
+      warp_for_each_product(
+          g, a0 + c0, ka - c0 < W ? ka - c0 : W, lane, W, 0xffffffffu,
+          [&](std::int64_t pa, std::int64_t q) {
+            return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
+          },
+          [&](const ColVal<O, V>& cv, int t) {
+            int lo = 0, hi = nc;
+            while (lo < hi) {
+              const int mid = (lo + hi) >> 1;
+              if (cols[mid] < cv.col) lo = mid + 1;
+              else hi = mid;
+            }
+            if (lo >= nc || cols[lo] != cv.col) {
+              miss = 1;
+            } else {
+              Kokkos::atomic_add(&acc[lo], cv.val);
+              if (record) slot(first + before + t) = static_cast<S>(lo);
+            }
+          });
+    }
+    team.team_barrier();
+    for (int t = tr; t < nc; t += ts) g.valC(cb + t) = acc[t];
+    if (miss) missing() = 1;
+  };
+  policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_block_rows", policy, body);
+  return true;
+}
+
+/// Mean products a row from which the gather plan's ordered fill takes a warp a row
+/// (gather_fill_ordered_warp) instead of a thread a row.
+inline constexpr std::int64_t kGatherWarpFillMeanWork = 32;
+
+/// The ordered part of build_gather_plan with a warp a row: for every row i with
+/// F_i <= max_work, its products in product order, W at a time (lane l: product base + l); the
+/// lanes whose products land on the same C entry e (warp_match_any) take consecutive places
+/// after cnt(e) in lane order, and the highest of them advances cnt(e). The lists come out in
+/// product order, as the thread-a-row fill gives them (the numeric's sums are the same bits).
+/// Why (session 19; H100 run 123): with a thread a row the fill took 1.93 ms for the 5.7 k rows
+/// of the 3D 27-point R(AP) (up to 4096 products a row walked by one thread): the first re-setup
+/// cost 10x the later ones. Host backends: W = 1, the row walked serially (as before).
+template <class Exec, class Args, class AprodView, class SlotView, class InvView, class IntView, class ListView>
+void gather_fill_ordered_warp(const Args& g, std::int64_t n, std::int64_t max_work, const AprodView& aprod,
+                              const SlotView& slot, const InvView& inv, const IntView& gptr, const IntView& cnt,
+                              const ListView& glist) {
+  using policy_t = warp_rows_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using offb_t = std::remove_cv_t<std::remove_reference_t<decltype(g.rowB(0))>>;
+  using boff_t = std::conditional_t<sizeof(offb_t) <= 4, int, std::int64_t>;
+  if (n <= 0) return;
+  constexpr int W = warp_lanes<Exec>();
+  const int R = is_host_exec<Exec>() ? 1 : kWarpRowsMaxPerTeam;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::gather_fill_rows_warp",
+      policy_t(static_cast<int>((n + R - 1) / R), team_size_for<Exec>(R * W)), KOKKOS_LAMBDA(const member_t& team) {
+        const int lane = team.team_rank() % W;
+        const std::int64_t i = std::int64_t(team.league_rank()) * R + team.team_rank() / W;
+        if (i >= n || static_cast<std::int64_t>(g.work(i)) > max_work) return;  // whole warp
+        const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+        const int ka = static_cast<int>(static_cast<std::int64_t>(g.rowA(i + 1)) - a0);
+        const std::int64_t first = static_cast<std::int64_t>(aprod(a0));
+        const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
+        std::int64_t tbase = 0;
+        for (int s0 = 0; s0 < ka; s0 += W) {
+          boff_t b0 = 0;
+          int len = 0;
+          if (s0 + lane < ka) {
+            const auto k = g.entA(a0 + s0 + lane);
+            b0 = static_cast<boff_t>(g.rowB(k));
+            len = static_cast<int>(static_cast<boff_t>(g.rowB(k + 1)) - b0);
+          }
+          const int excl = kkperm::detail::warp_exclusive_scan32(len, lane, W);
+          const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W);
+          for (int base = 0; base < total; base += W) {
+            const int t = base + lane;
+            int s = 0;  // largest s with excl_s <= t (binary lifting)
+            for (int step = W / 2; step >= 1; step >>= 1) {
+              const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W);
+              if (e <= t) s += step;
+            }
+            const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W);
+            const int es = kkperm::detail::warp_shfl_idx(excl, s, W);
+            const bool on = t < total;
+            const unsigned act = kkperm::detail::warp_ballot(on);  // lanes 0 .. total - base - 1
+            if (on) {
+              const std::int64_t pa = a0 + s0 + s;
+              const std::int64_t pb = static_cast<std::int64_t>(bs) + (t - es);
+              const std::int64_t e = cb + static_cast<std::int64_t>(slot(first + tbase + t));
+              const unsigned peers = kkperm::detail::warp_match_any(act, static_cast<long long>(e));
+              const int at = cnt(e);
+              kkperm::detail::sync_warp_lanes(act);  // every peer read cnt(e) before it moves
+              glist(gptr(e) + at + kkperm::detail::popcount32u(peers & below)) = pack_product(pa, pb);
+              if (lane == kkperm::detail::highest_bit32(peers)) cnt(e) = at + kkperm::detail::popcount32u(peers);
+            }
+            kkperm::detail::sync_warp_lanes();  // the next round reads the counts written here
+          }
+          tbase += total;
+        }
+      });
 }
 
 }  // namespace kkperm::spgemm::esc_impl
