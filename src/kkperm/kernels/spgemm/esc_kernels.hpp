@@ -774,14 +774,13 @@ KOKKOS_INLINE_FUNCTION std::int64_t hash_col(std::int64_t c, std::int64_t H) {
   return static_cast<std::int64_t>(h & static_cast<std::uint64_t>(H - 1));
 }
 
-/// Inserts column c into the open-addressing table keys[0, H) (empty slots hold `empty`,
-/// linear probing, atomic CAS); 1 when this call inserted it, 0 when it was already there.
-/// A plain read of the slot comes first: a column already there returns without an atomic.
-/// Rows with many products a column (an R(AP) row has ~7 to ~150 products per column of C) would
-/// otherwise have their threads' CAS on the same few slots serialize.
-template <class O>
-KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O empty) {
-  std::int64_t h = hash_col(static_cast<std::int64_t>(c), H);
+/// Linear probing from slot h of the open-addressing table keys[0, H) (H a power of two; empty
+/// slots hold `empty`): 1 when this call inserted c, 0 when it was already there. A plain read of
+/// the slot comes first: a column already there returns without an atomic. Rows with many
+/// products a column (an R(AP) row has ~7 to ~150 products per column of C) would otherwise have
+/// their threads' CAS on the same few slots serialize.
+template <class O, class I>
+KOKKOS_INLINE_FUNCTION int hash_probe_insert(O* keys, I H, O c, O empty, I h) {
   while (true) {
     const O seen = static_cast<volatile O*>(keys)[h];
     if (seen == c) return 0;
@@ -796,6 +795,13 @@ KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O 
   }
 }
 
+/// Inserts column c into the open-addressing table keys[0, H) (atomic CAS, hash_probe_insert);
+/// 1 when this call inserted it, 0 when it was already there.
+template <class O>
+KOKKOS_INLINE_FUNCTION std::int64_t hash_insert(O* keys, std::int64_t H, O c, O empty) {
+  return hash_probe_insert(keys, H, c, empty, hash_col(static_cast<std::int64_t>(c), H));
+}
+
 /// hash_col and hash_insert for the small tables of the warp-row kernels (H <= 2^30 slots, a
 /// power of two): 32-bit multiply, shift and probe (the 64-bit forms cost several instructions
 /// each in a pass that is bound by issue and latency, not bandwidth).
@@ -806,19 +812,19 @@ KOKKOS_INLINE_FUNCTION int hash_col32(std::uint32_t c, int H) {
 }
 template <class O>
 KOKKOS_INLINE_FUNCTION int hash_insert32(O* keys, int H, O c, O empty) {
-  int h = hash_col32(static_cast<std::uint32_t>(c), H);
-  while (true) {
-    const O seen = static_cast<volatile O*>(keys)[h];  // as in hash_insert: no atomic on a hit
-    if (seen == c) return 0;
-    if (seen != empty) {
-      h = (h + 1) & (H - 1);
-      continue;
-    }
-    const O prev = Kokkos::atomic_compare_exchange(&keys[h], empty, c);
-    if (prev == empty) return 1;
-    if (prev == c) return 0;
-    h = (h + 1) & (H - 1);
+  return hash_probe_insert(keys, H, c, empty, hash_col32(static_cast<std::uint32_t>(c), H));
+}
+
+/// Position of column c in cols[0, nc) (sorted, in scratch), or -1.
+template <class O>
+KOKKOS_INLINE_FUNCTION int staged_col_pos(const O* cols, int nc, O c) {
+  int lo = 0, hi = nc;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (cols[mid] < c) lo = mid + 1;
+    else hi = mid;
   }
+  return lo < nc && cols[lo] == c ? lo : -1;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1327,14 +1333,7 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
           const std::int64_t s = find_segment(pre, ka, t);
           const auto k = g.entA(a0 + s);
           const auto q = g.rowB(k) + (t - pre[s]);
-          const O c = g.entB(q);
-          int lo = 0, hi = nc;
-          while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (cols[mid] < c) lo = mid + 1;
-            else hi = mid;
-          }
-          const int pos = lo < nc && cols[lo] == c ? lo : -1;
+          const int pos = staged_col_pos(cols, nc, static_cast<O>(g.entB(q)));
           if (pos < 0) {
             missing() = 1;
           } else {

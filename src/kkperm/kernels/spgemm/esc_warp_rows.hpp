@@ -375,13 +375,8 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
           return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
         },
         [&](const ColVal<O, V>& cv, int t) {
-          int lo = 0, hi = nc;
-          while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (cols[mid] < cv.col) lo = mid + 1;
-            else hi = mid;
-          }
-          if (lo >= nc || cols[lo] != cv.col) {
+          const int lo = staged_col_pos(cols, nc, cv.col);
+          if (lo < 0) {
             miss = 1;
           } else {
             Kokkos::atomic_add(&acc[lo], cv.val);
@@ -589,13 +584,8 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
             return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
           },
           [&](const ColVal<O, V>& cv, int t) {
-            int lo = 0, hi = nc;
-            while (lo < hi) {
-              const int mid = (lo + hi) >> 1;
-              if (cols[mid] < cv.col) lo = mid + 1;
-              else hi = mid;
-            }
-            if (lo >= nc || cols[lo] != cv.col) {
+            const int lo = staged_col_pos(cols, nc, cv.col);
+            if (lo < 0) {
               miss = 1;
             } else {
               Kokkos::atomic_add(&acc[lo], cv.val);
