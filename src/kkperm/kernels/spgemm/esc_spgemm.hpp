@@ -28,8 +28,11 @@
  *     hash table in the row's share of team scratch, compaction by ballots, a flip-bitonic sort
  *     by the row's lanes; the
  *     thread bin joins that launch when it has fewer than fold_thread_bin_below rows (a thread
- *     per row leaves the device idle); with a stash (stash_limit_bytes) the count pass also
- *     sorts and keeps each row's columns and the fill pass only copies them (single pass);
+ *     per row leaves the device idle); with warp_rows and block_rows the block bin is walked the
+ *     same way by the 8 warps of a team a row, each taking 32-entry chunks of A's row
+ *     (symbolic_block_rows, numeric_block_rows); with a stash (stash_limit_bytes) the count pass
+ *     also sorts and keeps each row's columns (warp-row range, and the block bin with
+ *     stash_block_bin) and the fill pass only copies them (single pass);
  *     larger rows (global bin, buffers chunked to global_buffer_bytes): products
  *     flattened across a team of global_team_size threads (clamped to the kernel's maximum),
  *     columns inserted into a per-row hash table in global memory (count = inserts; fill =
