@@ -675,6 +675,37 @@ KOKKOS_INLINE_FUNCTION void team_sort_n(const Team& team, K* keys, V* vals, std:
   }
 }
 
+/// Moves the occupied slots (not `empty`) of the scratch table table[0, H) to its front,
+/// unordered (a sort follows), by the whole team: kCompactPerThread × team-size slots a round,
+/// every thread reads its slots, a barrier, the occupied ones go to table[(*counter)++] (positions
+/// below the round's end: slots every thread has read), another barrier. *counter (scratch) is 0
+/// on entry, visible to the team, and ends at the number of occupied slots.
+inline constexpr int kCompactPerThread = 4;
+template <class Team, class O>
+KOKKOS_INLINE_FUNCTION void team_compact_table(const Team& team, O* table, std::int64_t H, O empty, int* counter) {
+  const std::int64_t ts = team.team_size();
+  for (std::int64_t b = 0; b < H; b += kCompactPerThread * ts) {
+    O c[kCompactPerThread];
+#pragma unroll
+    for (int u = 0; u < kCompactPerThread; ++u) {
+      const std::int64_t t = b + u * ts + team.team_rank();
+      c[u] = t < H ? table[t] : empty;
+    }
+    team.team_barrier();
+#pragma unroll
+    for (int u = 0; u < kCompactPerThread; ++u)
+      if (c[u] != empty) table[Kokkos::atomic_fetch_add(counter, 1)] = c[u];
+    team.team_barrier();
+  }
+}
+
+/// hash_slots(F) on the device for a row's F that fits an int (warp- and block-row tables).
+KOKKOS_INLINE_FUNCTION int hash_slots32(int F) {
+  int H = 1;
+  while (H < F + (F >> 2) + 1) H <<= 1;
+  return H;
+}
+
 /// Position of column c in the sorted range ent[b, e), or -1.
 template <class Ent, class O>
 KOKKOS_INLINE_FUNCTION std::int64_t find_col(const Ent& ent, std::int64_t b, std::int64_t e, O c) {
@@ -1089,24 +1120,7 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
       if (stash == nullptr) return;  // the whole team leaves
     }
     team.team_barrier();
-    // compact in scratch, kCompactPerThread * team_size slots a round: every thread reads its
-    // slots, a barrier, then the occupied ones go to table[counter++] (positions below the
-    // round's end: slots already read), another barrier. Unordered: the sort follows.
-    constexpr int kCompactPerThread = 4;
-    const std::int64_t ts = team.team_size();
-    for (std::int64_t b = 0; b < Hr; b += kCompactPerThread * ts) {
-      O c[kCompactPerThread];
-#pragma unroll
-      for (int u = 0; u < kCompactPerThread; ++u) {
-        const std::int64_t t = b + u * ts + team.team_rank();
-        c[u] = t < Hr ? table[t] : empty;
-      }
-      team.team_barrier();
-#pragma unroll
-      for (int u = 0; u < kCompactPerThread; ++u)
-        if (c[u] != empty) table[Kokkos::atomic_fetch_add(counter, 1)] = c[u];
-      team.team_barrier();
-    }
+    team_compact_table(team, table, Hr, empty, counter);  // unordered: the sort follows
     team_sort_n(team, table, static_cast<O*>(nullptr), unique, false);
     O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o))
                   : stash + soff(soff_base + (p - begin));

@@ -528,10 +528,7 @@ class EscSpgemm {
     esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     run_symbolic_bins(g, /*fill=*/true);
-    stash_ = pooled_t<ordinal_type>();  // back to the pool
-    stash_off_ = work_view();
-    stash_off_mem_ = pooled_t<std::int64_t>();
-    stash_end_ = 0;
+    release_stash();  // back to the pool
     const auto t_slots = clock_.mark();
     clock_.span(&stats_.fill_s, t_fill, t_slots);
     build_slot_map(g, A.nnz());
@@ -842,10 +839,7 @@ class EscSpgemm {
       stats_.warp_row_rows = 0;
       stats_.thread_bin_folded = false;
       // the stash (planned for the warp-row kernels' count pass) is not written now: two passes
-      stash_ = pooled_t<ordinal_type>();
-      stash_off_ = work_view();
-      stash_off_mem_ = pooled_t<std::int64_t>();
-      stash_end_ = 0;
+      release_stash();
       stats_.stash_bytes = 0;
     }
     esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
@@ -901,6 +895,13 @@ class EscSpgemm {
     const auto a0 = std::chrono::steady_clock::now();
     esc_impl::allocate_crs_block(label, n1, nnz, row, ent, val, cfg_.c_from_pool);
     stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+  }
+  /// The single-pass stash and its offsets back to the pool; no stashed range.
+  void release_stash() {
+    stash_ = pooled_t<ordinal_type>();
+    stash_off_ = work_view();
+    stash_off_mem_ = pooled_t<std::int64_t>();
+    stash_end_ = 0;
   }
   void release_slot_map() {
     aprod_ = work_view();
@@ -1003,10 +1004,7 @@ class EscSpgemm {
   /// [warp_begin_, stash_end_) in plan order, stash_ from the plan pool. Else (or when the
   /// allocation fails) both passes hash the rows. Released after the fill pass.
   void plan_stash(std::int64_t n) {
-    stash_ = pooled_t<ordinal_type>();
-    stash_off_ = work_view();
-    stash_off_mem_ = pooled_t<std::int64_t>();
-    stash_end_ = 0;
+    release_stash();
     stats_.stash_bytes = 0;
     if (!warp_rows_ || cfg_.stash_limit_bytes == 0) return;
     const std::int64_t b = warp_begin_;
@@ -1027,10 +1025,7 @@ class EscSpgemm {
       stash_end_ = e;
       stats_.stash_bytes = bytes;
     } catch (const std::exception&) {  // no memory for it: two passes
-      stash_ = pooled_t<ordinal_type>();
-      stash_off_ = work_view();
-      stash_off_mem_ = pooled_t<std::int64_t>();
-      stash_end_ = 0;
+      release_stash();
       stats_.stash_bytes = 0;
     }
   }

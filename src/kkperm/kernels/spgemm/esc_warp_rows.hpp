@@ -214,8 +214,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     // per-row sizes in int (F <= a warp bin's threshold): 32-bit hashing, probing, scans and
     // sort indices
     const int F = static_cast<int>(g.work(i));
-    int Hr = 1;  // hash_slots(F): fits the warp's share
-    while (Hr < F + (F >> 2) + 1) Hr <<= 1;
+    const int Hr = hash_slots32(F);  // fits the warp's share
     for (int t = lane; t < Hr; t += W) table[t] = empty;
     kkperm::detail::sync_warp_lanes(mask);
     int ins = 0;
@@ -452,8 +451,7 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
     const int F = static_cast<int>(g.work(i));
-    int Hr = 1;  // hash_slots(F)
-    while (Hr < F + (F >> 2) + 1) Hr <<= 1;
+    const int Hr = hash_slots32(F);
     O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * Hr, 16));
     int* counter = static_cast<int*>(team.team_scratch(0).get_shmem_aligned(2 * sizeof(int), 8));
     for (int t = tr; t < Hr; t += ts) table[t] = empty;
@@ -473,34 +471,8 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
       if (tr == 0) g.cnt(o) = unique;
       if (stash == nullptr) return;  // the whole team leaves
     }
-    // compact in scratch, kCompact * ts slots a round (unordered: the sort follows); the
-    // positions stay below the round's end, slots every thread has read before the barrier
-    constexpr int kCompact = 4;
-    for (int b = 0; b < Hr; b += kCompact * ts) {
-      O cc[kCompact];
-#pragma unroll
-      for (int u = 0; u < kCompact; ++u) {
-        const int t = b + u * ts + tr;
-        cc[u] = t < Hr ? table[t] : empty;
-      }
-      team.team_barrier();
-#pragma unroll
-      for (int u = 0; u < kCompact; ++u)
-        if (cc[u] != empty) table[Kokkos::atomic_fetch_add(&counter[1], 1)] = cc[u];
-      team.team_barrier();
-    }
-    if (ts == 1) {
-      serial_heap_sort(table, static_cast<int*>(nullptr), std::int64_t(unique), false);
-    } else {
-      int P = 1;
-      while (P < unique) P <<= 1;
-      for (int size = 2; size <= P; size <<= 1)
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-          for (int t = tr; t < P / 2; t += ts)
-            flip_bitonic_step(table, static_cast<int*>(nullptr), unique, size, stride, t, false);
-          team.team_barrier();
-        }
-    }
+    team_compact_table(team, table, std::int64_t(Hr), empty, &counter[1]);  // unordered
+    team_sort_n(team, table, static_cast<O*>(nullptr), std::int64_t(unique), false);
     O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(soff_base + (p - begin));
     for (int t = tr; t < unique; t += ts) out[t] = table[t];
   };
