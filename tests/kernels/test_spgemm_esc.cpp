@@ -76,6 +76,17 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   lanes16.warp_row_lanes = 16;
   lanes16.warp_rows_per_team = 3;
   out.emplace_back("tiny_bins_two_pass_lanes16_3warps", lanes16);
+  // warp-row symbolic always on the hash table (the default takes a row's column-window bitmap
+  // when it fits), in both passes and single-pass
+  EscConfig no_bitmap;
+  no_bitmap.warp_row_bitmap = false;
+  out.emplace_back("default_no_bitmap", no_bitmap);
+  EscConfig no_bitmap2 = two_pass;
+  no_bitmap2.warp_row_bitmap = false;
+  out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
+  EscConfig no_nbitmap = search_perm;  // first numeric by binary search of the staged row
+  no_nbitmap.numeric_bitmap = false;
+  out.emplace_back("tiny_bins_permuted_search_numeric_no_bitmap", no_nbitmap);
   return out;
 }
 
@@ -314,6 +325,77 @@ TEST(EscSpgemm, UnsortedAndDuplicateInputsAreMerged) {
   }
 }
 
+/// Banded n x n with `half` entries each side of the diagonal (narrow column windows).
+Host banded_csr(int n, int half, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  Host h;
+  h.num_rows = n;
+  h.num_cols = n;
+  h.row_map.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (int r = 0; r < n; ++r) {
+    for (int c = std::max(0, r - half); c <= std::min(n - 1, r + half); ++c) {
+      h.entries.push_back(c);
+      h.values.push_back(val(rng));
+    }
+    h.row_map[r + 1] = static_cast<int>(h.entries.size());
+  }
+  return h;
+}
+
+// The warp-row symbolic's bitmap path (a row's columns as bits of its column window) against
+// the reference and against the hash path: narrow windows (banded: every row on the bitmap),
+// unsorted B rows (columns outside the first-to-last window send rows back to the hash table),
+// and windows too wide for the row's scratch.
+TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto band = banded_csr(400, 5, seed);
+  const auto band_scrambled = scramble(band, seed + 1);
+  const auto wide = random_csr(300, 20000, 1, 6, seed + 2);
+  const auto wideB = random_csr(20000, 20000, 1, 6, seed + 3);
+  struct Case {
+    std::string name;
+    Host A, B;
+  };
+  const std::vector<Case> cases{{"banded", band, band},
+                                {"banded, B unsorted", band, band_scrambled},
+                                {"wide windows", wide, wideB}};
+  for (const auto& cs : cases) {
+    const auto ref = reference_multiply(cs.A, cs.B);
+    const auto dA = kkperm::to_device<Matrix>(cs.A), dB = kkperm::to_device<Matrix>(cs.B);
+    std::int64_t rows_with_work = 0;
+    for (const auto w : kkperm::spgemm::reference_row_work(cs.A, cs.B)) rows_with_work += w > 0;
+    for (const bool bitmap : {true, false})
+      for (const std::size_t stash : {std::size_t(1) << 30, std::size_t(0)}) {
+        EscConfig cfg;
+        cfg.warp_row_bitmap = bitmap;
+        cfg.count_bitmap_rows = true;
+        cfg.numeric_bitmap = bitmap;
+        cfg.stash_limit_bytes = stash;
+        const std::string what = cs.name + (bitmap ? ", bitmap" : ", hash") + (stash ? ", stash" : ", two pass");
+        EscSpgemm<Matrix> esc(cfg);
+        esc.symbolic(dA, dB);
+        poison_values(esc.C());
+        esc.numeric(dA, dB);
+        EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+        EXPECT_TRUE(kkperm::check_crs(esc.C()).ok()) << what;
+        const auto& s = esc.stats();
+        ASSERT_EQ(s.warp_row_rows, s.num_rows) << what << ": every row on the warp-row kernels";
+        if (!bitmap) {
+          EXPECT_EQ(s.bitmap_rows, 0) << what;
+        } else if (cs.name == "banded") {
+          EXPECT_EQ(s.bitmap_rows, rows_with_work) << what;
+        } else {
+          // scrambled: rows whose B rows' first/last columns are not their extremes fall back;
+          // wide: windows of ~20000 columns do not fit the rows' scratch
+          EXPECT_LT(s.bitmap_rows, rows_with_work) << what;
+          EXPECT_GE(s.bitmap_rows, 0) << what;
+        }
+      }
+  }
+}
+
 TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
@@ -433,6 +515,40 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EXPECT_THROW(esc.numeric(T, T), std::invalid_argument);
   }
   EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);
+  // without the structure check, the first (search) numeric's flag catches a product outside C:
+  // B2 = S with one entry moved to a column that C = S·S lacks in that entry's rows
+  {
+    EscConfig unchecked;
+    unchecked.check_reuse = false;
+    EscSpgemm<Matrix> e3(unchecked);
+    const auto hS = kkperm::to_host(S);
+    e3.symbolic(S, S);
+    auto hB2 = hS;
+    const auto hC = kkperm::to_host(e3.C());
+    bool moved = false;
+    for (int k = 0; k < hS.num_rows && !moved; ++k)  // B row k, used by rows i of S with S(i, k)
+      for (auto q = hS.row_map[k]; q < hS.row_map[k + 1] && !moved; ++q)
+        for (int c = 0; c < hS.num_cols && !moved; ++c) {
+          bool absent_in_some_row = false;
+          for (int i = 0; i < hS.num_rows; ++i)
+            for (auto p = hS.row_map[i]; p < hS.row_map[i + 1]; ++p)
+              if (hS.entries[p] == k &&
+                  std::find(hC.entries.begin() + hC.row_map[i], hC.entries.begin() + hC.row_map[i + 1], c) ==
+                      hC.entries.begin() + hC.row_map[i + 1])
+                absent_in_some_row = true;
+          if (absent_in_some_row) {
+            hB2.entries[q] = c;
+            moved = true;
+          }
+        }
+    ASSERT_TRUE(moved);
+    try {
+      e3.numeric(S, kkperm::to_device<Matrix>(hB2));
+      ADD_FAILURE() << "a product outside C's structure went unnoticed without the check";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("falls outside C's structure"), std::string::npos) << e.what();
+    }
+  }
   // symbolic(..., analyzed = true) needs analyze() on the same matrices just before, once
   {
     EscSpgemm<Matrix> e2;

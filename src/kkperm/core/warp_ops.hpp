@@ -114,6 +114,32 @@ KOKKOS_INLINE_FUNCTION std::int64_t warp_max(std::int64_t v, int W, unsigned mas
 #endif
 }
 
+/// Smallest `lo` and largest `hi` over the W lanes of the caller's group, on every lane of it
+/// (host: unchanged); 4- or 8-byte integers. Every lane of `mask` calls it.
+template <class T>
+KOKKOS_INLINE_FUNCTION void warp_min_max(T& lo, T& hi, int W, unsigned mask = 0xffffffffu) {
+#if defined(__CUDA_ARCH__)
+  for (int d = W / 2; d >= 1; d >>= 1) {
+    T a, b;
+    if constexpr (sizeof(T) == 8) {
+      a = static_cast<T>(__shfl_xor_sync(mask, static_cast<long long>(lo), d, W));
+      b = static_cast<T>(__shfl_xor_sync(mask, static_cast<long long>(hi), d, W));
+    } else {
+      static_assert(sizeof(T) == 4, "warp_min_max: 4- or 8-byte integers");
+      a = static_cast<T>(__shfl_xor_sync(mask, static_cast<int>(lo), d, W));
+      b = static_cast<T>(__shfl_xor_sync(mask, static_cast<int>(hi), d, W));
+    }
+    if (a < lo) lo = a;
+    if (b > hi) hi = b;
+  }
+#else
+  (void)lo;
+  (void)hi;
+  (void)W;
+  (void)mask;
+#endif
+}
+
 /// Sum of v over the lanes below `lane` (lane 0 gets 0); W-lane groups (lane = index in the
 /// group, mask = the group's lanes when W < 32).
 KOKKOS_INLINE_FUNCTION std::int64_t warp_exclusive_scan(std::int64_t v, int lane, int W,

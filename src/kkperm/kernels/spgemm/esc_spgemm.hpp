@@ -172,6 +172,19 @@ struct EscConfig {
   /// symbolic_block_rows / numeric_block_rows), when the row's table fits a team's level-0
   /// scratch. Off: the team kernels (a team scan of A's row, a binary search a product).
   bool block_rows = true;
+  /// With warp_rows: the symbolic passes of the warp-row range put a row's columns in a bitmap of
+  /// its column window (the first to the last column of the B rows it names) instead of the hash
+  /// table when the window's bits fit the row's scratch (at most 4 × its table's words); the set
+  /// bits, read in order, are C's sorted row (no compaction, no sort). Rows whose window is too
+  /// wide, or whose B rows are unsorted so that a column falls outside it, use the hash table.
+  bool warp_row_bitmap = true;
+  /// With warp_rows: the first (search) numeric of the warp-row range finds a product's place in
+  /// C's row from a bitmap of the row's column window (set bits below its bit) instead of a
+  /// binary search over the staged columns, when the window fits 2 × the range's largest row in
+  /// 32-bit words (the row's scratch grows to hold it).
+  bool numeric_bitmap = true;
+  /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row).
+  bool count_bitmap_rows = false;
   /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
   /// allocation (a cudaMalloc plus a synchronous header copy in Kokkos 3.4). C's Views are
   /// ordinary managed Kokkos Views either way; the pool memory returns to the pool when the last
@@ -210,6 +223,7 @@ struct EscStats {
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
+  std::int64_t bitmap_rows = -1;     ///< rows of the last count pass on the bitmap (-1: not counted)
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -634,11 +648,16 @@ class EscSpgemm {
                      "values are unspecified now); re-run symbolic()");
     }
     if (searched) {  // only the search path can see a product outside C's structure
-      int flag = 0;
-      Kokkos::deep_copy(flag, missing_);
-      KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
-                                "structure: A or B changed structure since symbolic() (reuse "
-                                "check disabled?); re-run symbolic()");
+      // With the structure check on, it passed before this numeric ran (the search path reads
+      // indices, so it checks first): A and B have symbolic()'s structure and every product has
+      // its place in C. Without it, the kernels' flag says whether one fell outside (a host wait).
+      if (!cfg_.check_reuse) {
+        int flag = 0;
+        Kokkos::deep_copy(flag, missing_);
+        KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
+                                  "structure: A or B changed structure since symbolic() (reuse "
+                                  "check disabled); re-run symbolic()");
+      }
       // every product found its position: the slot map (when allocated) is complete now
       slots_ready_ = slot16_.extent(0) > 0 || slot32_.extent(0) > 0;
     }
@@ -661,7 +680,8 @@ class EscSpgemm {
     int lanes = 0;
     if (warp_rows_)
       lanes = esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_, slot,
-                                                record, numeric_lanes_, cfg_.warp_rows_per_team);
+                                                record, numeric_lanes_, cfg_.warp_rows_per_team,
+                                                cfg_.numeric_bitmap);
     stats_.numeric_warp_row_lanes = lanes;
     if (lanes > 0) {
       if (!folded)
@@ -813,9 +833,18 @@ class EscSpgemm {
       }
       int lanes = 0;
       if (!(fill && stashed)) {
+        const bool counting = cfg_.count_bitmap_rows && !fill;
+        Kokkos::View<int, device_type> nbit;
+        if (counting) nbit = Kokkos::View<int, device_type>("kkperm::esc::bitmap_rows");
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
-                                                   warp_lanes_, cfg_.warp_rows_per_team);
+                                                   warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
+                                                   counting ? nbit.data() : nullptr);
+        if (counting) {
+          int h = 0;
+          Kokkos::deep_copy(h, nbit);
+          stats_.bitmap_rows = h;
+        }
         stats_.warp_row_lanes = lanes;
       }
       if ((fill && stashed) || lanes > 0) {

@@ -179,6 +179,71 @@ std::size_t warp_symbolic_bytes(std::int64_t max_work) {
   return static_cast<std::size_t>(hash_slots(max_work > 0 ? max_work : 1)) * sizeof(O) + 16;
 }
 
+/// Column window [lo, hi] of the row of C that A's row [a0, a0 + ka) makes, taken from the first
+/// and last column of each B row it names: exact when B's rows are sorted, otherwise some column
+/// may fall outside (bitmap_set reports it). hi < lo when every B row is empty. Every lane of the
+/// row's group (`mask`) calls it; the result is on every lane.
+template <class Args, class O>
+KOKKOS_INLINE_FUNCTION void warp_row_col_window(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
+                                                unsigned mask, O& lo, O& hi) {
+  lo = Kokkos::Experimental::finite_max<O>::value;
+  hi = O(-1);
+  for (std::int64_t s = lane; s < ka; s += W) {
+    const auto k = g.entA(a0 + s);
+    const auto b0 = g.rowB(k), b1 = g.rowB(k + 1);
+    if (b1 > b0) {
+      const O first = static_cast<O>(g.entB(b0)), last = static_cast<O>(g.entB(b1 - 1));
+      if (first < lo) lo = first;
+      if (last > hi) hi = last;
+    }
+  }
+  kkperm::detail::warp_min_max(lo, hi, W, mask);
+}
+
+/// 32-bit words of the bitmap of a `span`-column window when the row takes the bitmap path, else
+/// 0: the window must fit the row's scratch (`avail` words) and, so that clearing and reading it
+/// costs no more than the hash table's clearing, compaction and sort would, at most 4 × the
+/// row's hash table (`table_words`).
+KOKKOS_INLINE_FUNCTION int bitmap_words(std::int64_t span, int table_words, int avail) {
+  if (span <= 0) return 0;
+  const std::int64_t words = (span + 31) / 32;
+  const std::int64_t cap = std::int64_t(4) * table_words < avail ? std::int64_t(4) * table_words : avail;
+  return words <= cap ? static_cast<int>(words) : 0;
+}
+
+/// Sets bit d of the bitmap bm (shared by the row's lanes; a plain read first, an atomic OR only
+/// for a new bit); returns 1 without touching bm when d is outside [0, span).
+KOKKOS_INLINE_FUNCTION int bitmap_set(unsigned* bm, std::int64_t d, std::int64_t span) {
+  if (d < 0 || d >= span) return 1;
+  const unsigned bit = 1u << static_cast<unsigned>(d & 31);
+  unsigned* w = bm + (d >> 5);
+  if ((static_cast<volatile unsigned*>(w)[0] & bit) == 0u) Kokkos::atomic_fetch_or(w, bit);
+  return 0;
+}
+
+/// Number of set bits of bm[0, words); with `out`, also writes the columns lo + (bit index) of
+/// the set bits to out[0, ...) in increasing order (the row's lanes take W words a round: a lane
+/// scan of their bit counts places each lane's columns). Every lane of the row's group calls it.
+template <class O>
+KOKKOS_INLINE_FUNCTION int bitmap_emit(const unsigned* bm, int words, O lo, O* out, int lane, int W,
+                                       unsigned mask) {
+  int off = 0;
+  for (int b = 0; b < words; b += W) {
+    unsigned w = b + lane < words ? bm[b + lane] : 0u;
+    const int c = kkperm::detail::popcount32u(w);
+    if (out == nullptr) {
+      off += c;
+      continue;
+    }
+    const int ex = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
+    O* dst = out + off + ex;
+    const O base = lo + static_cast<O>(b + lane) * 32;
+    for (; w != 0u; w &= w - 1u) *dst++ = base + static_cast<O>(kkperm::detail::lowest_bit32(w));
+    off += kkperm::detail::warp_shfl_idx(ex + c, W - 1, W, mask);
+  }
+  return out == nullptr ? kkperm::detail::warp_sum32(off, W, mask) : off;
+}
+
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
 /// cnt(o) = unique columns) or fill (C's row = its sorted unique columns). `lanes` lanes per row,
 /// up to `max_warps` warps per team (warp_row_groups); returns the lanes used, 0 without launching
@@ -194,11 +259,13 @@ std::size_t warp_symbolic_bytes(std::int64_t max_work) {
 template <class Exec, int W, class Args, class StashOff>
 void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                                std::size_t per_row, int R,
-                               typename Args::EntC::non_const_value_type* stash, const StashOff& soff) {
+                               typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
+                               bool bitmap, int* bitmap_rows) {
   using O = typename Args::EntC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const O empty = -1;  // columns are >= 0 (validated)
+  const int words_avail = static_cast<int>((per_row - 16) / 4);  // the row's scratch as bitmap words
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const LaneGroup lg = lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
@@ -215,6 +282,36 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     // sort indices
     const int F = static_cast<int>(g.work(i));
     const int Hr = hash_slots32(F);  // fits the warp's share
+    O* out = nullptr;                // where the sorted columns go (fill: C's row; count: stash)
+    if (fill) out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
+    else if (stash != nullptr) out = stash + soff(p - begin);
+    if (bitmap && F > 0) {
+      // Bitmap of the row's column window: when the window's bits fit the row's table words,
+      // each product sets its column's bit and the set bits, read in order, are C's sorted
+      // row (no hashing, compaction or sort); otherwise, or when a product falls outside the
+      // window (B's rows unsorted), the hash table below.
+      O lo = 0, hi = -1;
+      warp_row_col_window(g, a0, ka, lane, W, mask, lo, hi);
+      const std::int64_t span = static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) + 1;
+      const int words = bitmap_words(span, Hr * static_cast<int>(sizeof(O) / 4), words_avail);
+      if (words > 0) {
+        unsigned* bm = reinterpret_cast<unsigned*>(table);
+        for (int t = lane; t < words; t += W) bm[t] = 0u;
+        kkperm::detail::sync_warp_lanes(mask);
+        int outside = 0;
+        warp_for_each_product(
+            g, a0, ka, lane, W, mask, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+            [&](const O c, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(c) - lo, span); });
+        if (kkperm::detail::warp_ballot(outside != 0, mask) == 0u) {
+          kkperm::detail::sync_warp_lanes(mask);
+          const int unique = bitmap_emit(bm, words, lo, out, lane, W, mask);
+          if (!fill && lane == 0) g.cnt(o) = unique;
+          if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
+          return;
+        }
+        kkperm::detail::sync_warp_lanes(mask);  // the table below overwrites the bitmap
+      }
+    }
     for (int t = lane; t < Hr; t += W) table[t] = empty;
     kkperm::detail::sync_warp_lanes(mask);
     int ins = 0;
@@ -251,7 +348,6 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
           kkperm::detail::sync_warp_lanes(mask);
         }
     }
-    O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(p - begin);
     for (int t = lane; t < unique; t += W) out[t] = table[t];
   };
   // team size R * W <= 256: within the launch bounds
@@ -267,7 +363,7 @@ template <class Exec, class Args, class StashOff>
 int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                        std::int64_t max_work,
                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                       int lanes, int max_warps) {
+                       int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr) {
   using O = typename Args::EntC::non_const_value_type;
   const std::size_t per_row = warp_symbolic_bytes<O>(max_work);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
@@ -276,13 +372,13 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
   // the lanes are a compile-time constant of each kernel (H100 run 106: with a run-time width the
   // shuffles' loops and masks made the one-warp-per-row count pass 10-16 % slower)
   if constexpr (is_host_exec<Exec>()) {
-    symbolic_warp_rows_launch<Exec, 1>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+    symbolic_warp_rows_launch<Exec, 1>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
   } else if (rg.lanes == 8) {
-    symbolic_warp_rows_launch<Exec, 8>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+    symbolic_warp_rows_launch<Exec, 8>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
   } else if (rg.lanes == 16) {
-    symbolic_warp_rows_launch<Exec, 16>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+    symbolic_warp_rows_launch<Exec, 16>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
   } else {
-    symbolic_warp_rows_launch<Exec, 32>(g, begin, end, fill, per_row, rg.rows, stash, soff);
+    symbolic_warp_rows_launch<Exec, 32>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
   }
   return rg.lanes;
 }
@@ -336,15 +432,29 @@ std::size_t warp_numeric_bytes(std::int64_t max_c) {
 /// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
 /// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
 /// without launching when one row's share does not fit a team's scratch.
+/// Position of window offset d among the set bits of a row's bitmap bm (pre[w]: set bits of the
+/// words below w), or -1 when d is outside [0, span) or its bit is not set.
+KOKKOS_INLINE_FUNCTION int bitmap_pos(const unsigned* bm, const int* pre, std::int64_t d, std::int64_t span) {
+  if (d < 0 || d >= span) return -1;
+  const unsigned m = bm[d >> 5];
+  const unsigned bit = 1u << static_cast<unsigned>(d & 31);
+  return (m & bit) != 0u ? pre[d >> 5] + kkperm::detail::popcount32u(m & (bit - 1u)) : -1;
+}
+
+/// Words of a first-numeric row's bitmap window (EscConfig::warp_row_bitmap): up to 2 × the
+/// largest row of the range, i.e. windows of up to 64 columns per column of C's row.
+inline std::int64_t numeric_bitmap_words(std::int64_t cap) { return 2 * cap; }
+
 template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record) {
+                              const SlotView& slot, bool record, bool bitmap) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
+  const int bm_words = bitmap ? static_cast<int>(numeric_bitmap_words(cap)) : 0;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const LaneGroup lg = lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
@@ -352,7 +462,10 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
                  static_cast<std::size_t>(lg.row) * per_row;
     V* acc = reinterpret_cast<V*>(mine);
-    O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
+    char* region = mine + static_cast<std::size_t>(cap) * sizeof(V);  // staged columns or bitmap
+    O* cols = reinterpret_cast<O*>(region);
+    unsigned* bm = reinterpret_cast<unsigned*>(region);
+    int* pre = reinterpret_cast<int*>(bm + bm_words);
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
     const auto i = g.perm(p);
@@ -361,9 +474,37 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
-    for (int t = lane; t < nc; t += W) {
-      cols[t] = g.entC(cb + t);
-      acc[t] = V(0);
+    // C's row is sorted: its window [first, last] is exact. When the window's bitmap fits, a
+    // product's place is the set bits below its bit (two scratch reads) instead of a binary
+    // search over the staged columns (a chain of dependent reads).
+    O lo = 0;
+    std::int64_t span = 0;
+    if (bm_words > 0 && nc > 0) {
+      lo = g.entC(cb);
+      span = static_cast<std::int64_t>(g.entC(cb + nc - 1)) - static_cast<std::int64_t>(lo) + 1;
+    }
+    const int words = span > 0 && (span + 31) / 32 <= bm_words ? static_cast<int>((span + 31) / 32) : 0;
+    if (words > 0) {
+      for (int t = lane; t < words; t += W) bm[t] = 0u;
+      kkperm::detail::sync_warp_lanes(mask);
+      for (int t = lane; t < nc; t += W) {
+        const std::int64_t d = static_cast<std::int64_t>(g.entC(cb + t)) - lo;
+        Kokkos::atomic_fetch_or(&bm[d >> 5], 1u << static_cast<unsigned>(d & 31));
+        acc[t] = V(0);
+      }
+      kkperm::detail::sync_warp_lanes(mask);
+      int off = 0;
+      for (int b = 0; b < words; b += W) {
+        const int c = b + lane < words ? kkperm::detail::popcount32u(bm[b + lane]) : 0;
+        const int ex = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
+        if (b + lane < words) pre[b + lane] = off + ex;
+        off += kkperm::detail::warp_shfl_idx(ex + c, W - 1, W, mask);
+      }
+    } else {
+      for (int t = lane; t < nc; t += W) {
+        cols[t] = g.entC(cb + t);
+        acc[t] = V(0);
+      }
     }
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
@@ -374,12 +515,13 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
           return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
         },
         [&](const ColVal<O, V>& cv, int t) {
-          const int lo = staged_col_pos(cols, nc, cv.col);
-          if (lo < 0) {
+          const int at = words > 0 ? bitmap_pos(bm, pre, static_cast<std::int64_t>(cv.col) - lo, span)
+                                   : staged_col_pos(cols, nc, cv.col);
+          if (at < 0) {
             miss = 1;
           } else {
-            Kokkos::atomic_add(&acc[lo], cv.val);
-            if (record) slot(first + t) = static_cast<S>(lo);
+            Kokkos::atomic_add(&acc[at], cv.val);
+            if (record) slot(first + t) = static_cast<S>(at);
           }
         });
     kkperm::detail::sync_warp_lanes(mask);
@@ -395,22 +537,27 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
 template <class Exec, class Args, class Flag, class AprodView, class SlotView>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps) {
+                      bool record, int lanes, int max_warps, bool bitmap = true) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
-  const std::size_t per_row = warp_numeric_bytes<V, O>(cap);
+  // with the bitmap: C's accumulators, then room for the staged columns or the bitmap window's
+  // words and their prefix counts, whichever is larger
+  const std::size_t region = std::max(static_cast<std::size_t>(cap) * sizeof(O),
+                                      static_cast<std::size_t>(numeric_bitmap_words(cap)) * 8);
+  const std::size_t per_row =
+      bitmap ? (static_cast<std::size_t>(cap) * sizeof(V) + region + 15) / 16 * 16 : warp_numeric_bytes<V, O>(cap);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
   }
   return rg.lanes;
 }
