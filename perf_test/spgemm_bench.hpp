@@ -29,7 +29,6 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
-  o.esc.numeric_bitmap = !opt.has("--esc-numeric-no-bitmap");
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
@@ -134,9 +133,6 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-no-bitmap", "",
            "ESC warp-row symbolic: always the hash table (default: a bitmap of the row's column "
            "window when it fits)"},
-          {"--esc-numeric-no-bitmap", "",
-           "ESC warp-row first numeric: binary search of the staged row (default: the position "
-           "from a bitmap of the row's column window when it fits)"},
           {"--esc-fold-thread-below", "N",
            "ESC: thread-bin rows join the warp-row launch when the thread bin has fewer rows", "32768"},
           {"--kk-max-row-work", "N",

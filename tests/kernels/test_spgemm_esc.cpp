@@ -84,9 +84,6 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
-  EscConfig no_nbitmap = search_perm;  // first numeric by binary search of the staged row
-  no_nbitmap.numeric_bitmap = false;
-  out.emplace_back("tiny_bins_permuted_search_numeric_no_bitmap", no_nbitmap);
   return out;
 }
 
@@ -358,7 +355,34 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
     std::string name;
     Host A, B;
   };
+  const auto wide_band = banded_csr(300, 20, seed + 4);  // F up to 41² = 1681: the block bin too
+  // block-bin rows whose window needs more words than their own table (F = 740: 1024 slots,
+  // ~1250 words) but fits the largest row's (F = 1700: 4096 slots): B's rows spread over 40000
+  // columns, sorted
+  Host wideA, wideB2;
+  {
+    std::mt19937_64 rng(seed + 5);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    wideB2.num_rows = 200;
+    wideB2.num_cols = 40000;
+    wideB2.row_map.assign(201, 0);
+    for (int r = 0; r < 200; ++r) {
+      for (int j = 0; j < 10; ++j) {
+        wideB2.entries.push_back(j * 4000 + static_cast<int>(rng() % 4000));
+        wideB2.values.push_back(val(rng));
+      }
+      wideB2.row_map[r + 1] = static_cast<int>(wideB2.entries.size());
+    }
+    wideA.num_rows = 2;
+    wideA.num_cols = 200;
+    wideA.row_map = {0, 74, 244};
+    for (int k = 0; k < 74; ++k) wideA.entries.push_back(k);
+    for (int k = 0; k < 170; ++k) wideA.entries.push_back(k);
+    for (std::size_t k = 0; k < wideA.entries.size(); ++k) wideA.values.push_back(val(rng));
+  }
   const std::vector<Case> cases{{"banded", band, band},
+                                {"block bin, window beyond the row's table", wideA, wideB2},
+                                {"banded, block bin", wide_band, wide_band},
                                 {"banded, B unsorted", band, band_scrambled},
                                 {"wide windows", wide, wideB}};
   for (const auto& cs : cases) {
@@ -371,7 +395,6 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
         EscConfig cfg;
         cfg.warp_row_bitmap = bitmap;
         cfg.count_bitmap_rows = true;
-        cfg.numeric_bitmap = bitmap;
         cfg.stash_limit_bytes = stash;
         const std::string what = cs.name + (bitmap ? ", bitmap" : ", hash") + (stash ? ", stash" : ", two pass");
         EscSpgemm<Matrix> esc(cfg);
@@ -381,10 +404,18 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
         EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
         EXPECT_TRUE(kkperm::check_crs(esc.C()).ok()) << what;
         const auto& s = esc.stats();
-        ASSERT_EQ(s.warp_row_rows, s.num_rows) << what << ": every row on the warp-row kernels";
+        // every row on the warp-row kernels (the block bin's on the block-row walk)
+        ASSERT_EQ(s.warp_row_rows + s.bin_rows[2], s.num_rows) << what;
+        if (cs.name == "banded, block bin") ASSERT_GT(s.bin_rows[2], 0) << what;
+        if (cs.name.rfind("block bin", 0) == 0) {
+          ASSERT_EQ(s.bin_rows[2], 2) << what;
+          EXPECT_EQ(s.bitmap_rows, bitmap ? 2 : 0) << what;
+        }
         if (!bitmap) {
           EXPECT_EQ(s.bitmap_rows, 0) << what;
-        } else if (cs.name == "banded") {
+        } else if (cs.name.rfind("block bin", 0) == 0) {
+          // checked above
+        } else if (cs.name.rfind("banded", 0) == 0 && cs.name.find("unsorted") == std::string::npos) {
           EXPECT_EQ(s.bitmap_rows, rows_with_work) << what;
         } else {
           // scrambled: rows whose B rows' first/last columns are not their extremes fall back;

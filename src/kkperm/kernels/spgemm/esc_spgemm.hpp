@@ -178,11 +178,6 @@ struct EscConfig {
   /// bits, read in order, are C's sorted row (no compaction, no sort). Rows whose window is too
   /// wide, or whose B rows are unsorted so that a column falls outside it, use the hash table.
   bool warp_row_bitmap = true;
-  /// With warp_rows: the first (search) numeric of the warp-row range finds a product's place in
-  /// C's row from a bitmap of the row's column window (set bits below its bit) instead of a
-  /// binary search over the staged columns, when the window fits 2 × the range's largest row in
-  /// 32-bit words (the row's scratch grows to hold it).
-  bool numeric_bitmap = true;
   /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row).
   bool count_bitmap_rows = false;
   /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
@@ -223,7 +218,8 @@ struct EscStats {
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
-  std::int64_t bitmap_rows = -1;     ///< rows of the last count pass on the bitmap (-1: not counted)
+  /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
+  std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -680,8 +676,7 @@ class EscSpgemm {
     int lanes = 0;
     if (warp_rows_)
       lanes = esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_, slot,
-                                                record, numeric_lanes_, cfg_.warp_rows_per_team,
-                                                cfg_.numeric_bitmap);
+                                                record, numeric_lanes_, cfg_.warp_rows_per_team);
     stats_.numeric_warp_row_lanes = lanes;
     if (lanes > 0) {
       if (!folded)
@@ -823,6 +818,16 @@ class EscSpgemm {
   // Used by the symbolic passes (public: nvcc needs kernels reachable from public members).
   void run_symbolic_bins(const args_t& g, bool fill) {
     using exec = execution_space;
+    // tests: rows of the count pass that took the bitmap path (warp-row and block-row kernels)
+    const bool counting = cfg_.count_bitmap_rows && !fill && warp_rows_;
+    Kokkos::View<int, device_type> nbit;
+    if (counting) nbit = Kokkos::View<int, device_type>("kkperm::esc::bitmap_rows");
+    const auto read_count = [&] {
+      if (!counting) return;
+      int h = 0;
+      Kokkos::deep_copy(h, nbit);
+      stats_.bitmap_rows = h;
+    };
     if (warp_rows_) {
       const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
       const bool stashed = stash_.view().extent(0) > 0;
@@ -833,18 +838,10 @@ class EscSpgemm {
       }
       int lanes = 0;
       if (!(fill && stashed)) {
-        const bool counting = cfg_.count_bitmap_rows && !fill;
-        Kokkos::View<int, device_type> nbit;
-        if (counting) nbit = Kokkos::View<int, device_type>("kkperm::esc::bitmap_rows");
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
                                                    counting ? nbit.data() : nullptr);
-        if (counting) {
-          int h = 0;
-          Kokkos::deep_copy(h, nbit);
-          stats_.bitmap_rows = h;
-        }
         stats_.warp_row_lanes = lanes;
       }
       if ((fill && stashed) || lanes > 0) {
@@ -854,13 +851,15 @@ class EscSpgemm {
           ordinal_type* bstash = block_stashed ? stash_.view().data() : nullptr;
           const bool walked = cfg_.block_rows &&
                               esc_impl::symbolic_block_rows<exec>(g, bin_off_[2], bin_off_[3], fill, bin_max_work_[2],
-                                                                  bstash, stash_off_, bin_off_[2] - warp_begin_);
+                                                                  bstash, stash_off_, bin_off_[2] - warp_begin_,
+                                                                  cfg_.warp_row_bitmap, counting ? nbit.data() : nullptr);
           if (!walked)
             esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
                                                    bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block,
                                                    bstash, stash_off_, bin_off_[2] - warp_begin_);
         }
         run_symbolic_global_bin(g, fill);
+        read_count();
         return;
       }
       warp_rows_ = false;  // one warp's table does not fit a team's scratch: team kernels

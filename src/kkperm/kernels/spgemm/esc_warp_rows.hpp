@@ -185,10 +185,12 @@ std::size_t warp_symbolic_bytes(std::int64_t max_work) {
 /// row's group (`mask`) calls it; the result is on every lane.
 template <class Args, class O>
 KOKKOS_INLINE_FUNCTION void warp_row_col_window(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
-                                                unsigned mask, O& lo, O& hi) {
+                                                unsigned mask, O& lo, O& hi, std::int64_t start = 0,
+                                                std::int64_t stride = 0) {
+  // a team's warps split the row: entries start + lane, start + lane + stride, ... (default: all)
   lo = Kokkos::Experimental::finite_max<O>::value;
   hi = O(-1);
-  for (std::int64_t s = lane; s < ka; s += W) {
+  for (std::int64_t s = start + lane; s < ka; s += stride > 0 ? stride : W) {
     const auto k = g.entA(a0 + s);
     const auto b0 = g.rowB(k), b1 = g.rowB(k + 1);
     if (b1 > b0) {
@@ -432,29 +434,15 @@ std::size_t warp_numeric_bytes(std::int64_t max_c) {
 /// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
 /// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
 /// without launching when one row's share does not fit a team's scratch.
-/// Position of window offset d among the set bits of a row's bitmap bm (pre[w]: set bits of the
-/// words below w), or -1 when d is outside [0, span) or its bit is not set.
-KOKKOS_INLINE_FUNCTION int bitmap_pos(const unsigned* bm, const int* pre, std::int64_t d, std::int64_t span) {
-  if (d < 0 || d >= span) return -1;
-  const unsigned m = bm[d >> 5];
-  const unsigned bit = 1u << static_cast<unsigned>(d & 31);
-  return (m & bit) != 0u ? pre[d >> 5] + kkperm::detail::popcount32u(m & (bit - 1u)) : -1;
-}
-
-/// Words of a first-numeric row's bitmap window (EscConfig::warp_row_bitmap): up to 2 × the
-/// largest row of the range, i.e. windows of up to 64 columns per column of C's row.
-inline std::int64_t numeric_bitmap_words(std::int64_t cap) { return 2 * cap; }
-
 template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record, bool bitmap) {
+                              const SlotView& slot, bool record) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
-  const int bm_words = bitmap ? static_cast<int>(numeric_bitmap_words(cap)) : 0;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const LaneGroup lg = lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
@@ -462,10 +450,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
                  static_cast<std::size_t>(lg.row) * per_row;
     V* acc = reinterpret_cast<V*>(mine);
-    char* region = mine + static_cast<std::size_t>(cap) * sizeof(V);  // staged columns or bitmap
-    O* cols = reinterpret_cast<O*>(region);
-    unsigned* bm = reinterpret_cast<unsigned*>(region);
-    int* pre = reinterpret_cast<int*>(bm + bm_words);
+    O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
     const auto i = g.perm(p);
@@ -474,37 +459,9 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
-    // C's row is sorted: its window [first, last] is exact. When the window's bitmap fits, a
-    // product's place is the set bits below its bit (two scratch reads) instead of a binary
-    // search over the staged columns (a chain of dependent reads).
-    O lo = 0;
-    std::int64_t span = 0;
-    if (bm_words > 0 && nc > 0) {
-      lo = g.entC(cb);
-      span = static_cast<std::int64_t>(g.entC(cb + nc - 1)) - static_cast<std::int64_t>(lo) + 1;
-    }
-    const int words = span > 0 && (span + 31) / 32 <= bm_words ? static_cast<int>((span + 31) / 32) : 0;
-    if (words > 0) {
-      for (int t = lane; t < words; t += W) bm[t] = 0u;
-      kkperm::detail::sync_warp_lanes(mask);
-      for (int t = lane; t < nc; t += W) {
-        const std::int64_t d = static_cast<std::int64_t>(g.entC(cb + t)) - lo;
-        Kokkos::atomic_fetch_or(&bm[d >> 5], 1u << static_cast<unsigned>(d & 31));
-        acc[t] = V(0);
-      }
-      kkperm::detail::sync_warp_lanes(mask);
-      int off = 0;
-      for (int b = 0; b < words; b += W) {
-        const int c = b + lane < words ? kkperm::detail::popcount32u(bm[b + lane]) : 0;
-        const int ex = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
-        if (b + lane < words) pre[b + lane] = off + ex;
-        off += kkperm::detail::warp_shfl_idx(ex + c, W - 1, W, mask);
-      }
-    } else {
-      for (int t = lane; t < nc; t += W) {
-        cols[t] = g.entC(cb + t);
-        acc[t] = V(0);
-      }
+    for (int t = lane; t < nc; t += W) {
+      cols[t] = g.entC(cb + t);
+      acc[t] = V(0);
     }
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
@@ -515,8 +472,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
           return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
         },
         [&](const ColVal<O, V>& cv, int t) {
-          const int at = words > 0 ? bitmap_pos(bm, pre, static_cast<std::int64_t>(cv.col) - lo, span)
-                                   : staged_col_pos(cols, nc, cv.col);
+          const int at = staged_col_pos(cols, nc, cv.col);
           if (at < 0) {
             miss = 1;
           } else {
@@ -537,27 +493,22 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
 template <class Exec, class Args, class Flag, class AprodView, class SlotView>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps, bool bitmap = true) {
+                      bool record, int lanes, int max_warps) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
-  // with the bitmap: C's accumulators, then room for the staged columns or the bitmap window's
-  // words and their prefix counts, whichever is larger
-  const std::size_t region = std::max(static_cast<std::size_t>(cap) * sizeof(O),
-                                      static_cast<std::size_t>(numeric_bitmap_words(cap)) * 8);
-  const std::size_t per_row =
-      bitmap ? (static_cast<std::size_t>(cap) * sizeof(V) + region + 15) / 16 * 16 : warp_numeric_bytes<V, O>(cap);
+  const std::size_t per_row = warp_numeric_bytes<V, O>(cap);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, bitmap);
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
   }
   return rg.lanes;
 }
@@ -579,16 +530,18 @@ inline constexpr int kBlockRowWarps = 8;  ///< warps per team of the block-row k
 template <class Exec, class Args, class StashOff>
 bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::int64_t max_work,
                          typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                         std::int64_t soff_base) {
+                         std::int64_t soff_base, bool bitmap = true, int* bitmap_rows = nullptr) {
   using O = typename Args::EntC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   constexpr int W = warp_lanes<Exec>();
   const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
-  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) + 2 * sizeof(int) + 2 * 128;
+  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) + 3 * sizeof(int) +
+                            2 * kBlockRowWarps * sizeof(O) + 3 * 128;
   if (bytes > static_cast<std::size_t>(policy_t::scratch_size_max(0)) || H > (std::int64_t(1) << 30)) return false;
   if (end <= begin) return true;
   const O empty = -1;  // columns are >= 0 (validated)
+  const int words_avail = static_cast<int>(H * static_cast<std::int64_t>(sizeof(O)) / 4);
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const int tr = team.team_rank(), ts = team.team_size();
     const int lane = tr % W, warp = tr / W, NW = ts / W;
@@ -599,10 +552,53 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
     const int F = static_cast<int>(g.work(i));
     const int Hr = hash_slots32(F);
-    O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * Hr, 16));
-    int* counter = static_cast<int*>(team.team_scratch(0).get_shmem_aligned(2 * sizeof(int), 8));
+    // the largest row's table (H slots): the bitmap may use more words than this row's Hr
+    O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * H, 16));
+    int* counter = static_cast<int*>(team.team_scratch(0).get_shmem_aligned(3 * sizeof(int), 8));
+    O* win = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(2 * kBlockRowWarps * sizeof(O), 8));
+    O* out = nullptr;  // where the sorted columns go (fill: C's row; count: the stash)
+    if (fill) out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
+    else if (stash != nullptr) out = stash + soff(soff_base + (p - begin));
+    if (tr == 0) counter[0] = counter[1] = counter[2] = 0;
+    if (bitmap && F > 0) {
+      // the row's column window (each warp its share of A's row, then across the warps), and the
+      // bitmap path of symbolic_warp_rows_launch when the window fits
+      O lo = 0, hi = -1;
+      warp_row_col_window(g, a0, ka, lane, W, 0xffffffffu, lo, hi, std::int64_t(warp) * W, std::int64_t(NW) * W);
+      if (lane == 0) {
+        win[2 * warp] = lo;
+        win[2 * warp + 1] = hi;
+      }
+      team.team_barrier();
+      for (int w = 0; w < NW; ++w) {
+        if (win[2 * w] < lo) lo = win[2 * w];
+        if (win[2 * w + 1] > hi) hi = win[2 * w + 1];
+      }
+      const std::int64_t span = static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) + 1;
+      const int words = bitmap_words(span, Hr * static_cast<int>(sizeof(O) / 4), words_avail);
+      if (words > 0) {  // the same on every thread of the team
+        unsigned* bm = reinterpret_cast<unsigned*>(table);
+        for (int t = tr; t < words; t += ts) bm[t] = 0u;
+        team.team_barrier();
+        int outside = 0;
+        for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
+          warp_for_each_product(
+              g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
+              [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+              [&](const O col, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(col) - lo, span); });
+        if (outside != 0) counter[2] = 1;
+        team.team_barrier();
+        if (counter[2] == 0) {
+          if (warp == 0) {  // one warp reads the bitmap in order
+            const int unique = bitmap_emit(bm, words, lo, out, lane, W, 0xffffffffu);
+            if (!fill && lane == 0) g.cnt(o) = unique;
+            if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
+          }
+          return;  // the whole team leaves
+        }
+      }
+    }
     for (int t = tr; t < Hr; t += ts) table[t] = empty;
-    if (tr == 0) counter[0] = counter[1] = 0;
     team.team_barrier();
     int ins = 0;
     for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
@@ -620,7 +616,6 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
     }
     team_compact_table(team, table, std::int64_t(Hr), empty, &counter[1]);  // unordered
     team_sort_n(team, table, static_cast<O*>(nullptr), std::int64_t(unique), false);
-    O* out = fill ? g.entC.data() + static_cast<std::int64_t>(g.rowC(o)) : stash + soff(soff_base + (p - begin));
     for (int t = tr; t < unique; t += ts) out[t] = table[t];
   };
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
