@@ -522,6 +522,19 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
 /// instructions a row, 0.30 ms (count with stash) and 0.37 ms (first numeric) of a 1.3 ms setup.
 inline constexpr int kBlockRowWarps = 8;  ///< warps per team of the block-row kernels (256 threads)
 
+/// Calls use(column) for every product of A's row [a0, a0 + ka) with the NW warps of a team
+/// taking W-entry chunks in turn (warp w: chunks w, w + NW, ...), each walked by
+/// warp_for_each_product (whole warps: every lane of the team calls it).
+template <class O, class Args, class Use>
+KOKKOS_INLINE_FUNCTION void team_for_each_col(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int warp,
+                                              int NW, int W, const Use& use) {
+  for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
+    warp_for_each_product(
+        g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
+        [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+        [&](const O col, int) { use(col); });
+}
+
 /// Symbolic of block-bin rows perm[begin, end): the row's columns hashed into the team's scratch
 /// table (hash_slots(F) slots), counted (cnt); with fill, or with a stash in the count pass, the
 /// table is compacted and sorted in scratch and written to C's row, or to
@@ -581,11 +594,8 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
         for (int t = tr; t < words; t += ts) bm[t] = 0u;
         team.team_barrier();
         int outside = 0;
-        for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
-          warp_for_each_product(
-              g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
-              [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
-              [&](const O col, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(col) - lo, span); });
+        team_for_each_col<O>(g, a0, ka, lane, warp, NW, W,
+                             [&](const O col) { outside |= bitmap_set(bm, static_cast<std::int64_t>(col) - lo, span); });
         if (outside != 0) counter[2] = 1;
         team.team_barrier();
         if (counter[2] == 0) {
@@ -601,11 +611,8 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
     for (int t = tr; t < Hr; t += ts) table[t] = empty;
     team.team_barrier();
     int ins = 0;
-    for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
-      warp_for_each_product(
-          g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
-          [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
-          [&](const O col, int) { ins += hash_insert32(table, Hr, col, empty); });
+    team_for_each_col<O>(g, a0, ka, lane, warp, NW, W,
+                         [&](const O col) { ins += hash_insert32(table, Hr, col, empty); });
     ins = kkperm::detail::warp_sum32(ins, W);
     if (lane == 0 && ins != 0) Kokkos::atomic_add(&counter[0], ins);
     team.team_barrier();
