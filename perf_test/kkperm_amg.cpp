@@ -78,8 +78,7 @@ int main(int argc, char** argv) {
       nlohmann::json r = base;
       r["candidate"] = kkperm::to_string(c);
       try {
-        auto ap = kkperm::make_spgemm_plan<Matrix>(c, po);
-        auto rap = kkperm::make_spgemm_plan<Matrix>(c, po);
+        std::unique_ptr<kkperm::SpgemmPlan<Matrix>> ap, rap;
         {  // warm-up
           auto w1 = kkperm::make_spgemm_plan<Matrix>(c, po);
           auto w2 = kkperm::make_spgemm_plan<Matrix>(c, po);
@@ -88,16 +87,26 @@ int main(int argc, char** argv) {
           w2->symbolic(R, w1->C());
           w2->numeric(R, w1->C());
         }
-        double sym_ap = 0, num_ap = 0, sym_rap = 0, num_rap = 0;
-        sym_ap = kkperm::time_host_ms([&] { ap->symbolic(A, P); });
-        num_ap = kkperm::time_host_ms([&] { ap->numeric(A, P); });
-        sym_rap = kkperm::time_host_ms([&] { rap->symbolic(R, ap->C()); });
-        num_rap = kkperm::time_host_ms([&] { rap->numeric(R, ap->C()); });
-        r["ap_symbolic_ms"] = sym_ap;
-        r["ap_numeric_ms"] = num_ap;
-        r["rap_symbolic_ms"] = sym_rap;
-        r["rap_numeric_ms"] = num_rap;
-        r["setup_ms"] = sym_ap + num_ap + sym_rap + num_rap;
+        // --setup-repeat fresh pairs of plans, each setup timed once; medians reported
+        std::vector<double> sym_ap, num_ap, sym_rap, num_rap, rap_setup, setup;
+        for (int k = 0; k < kkperm::perf::setup_repeat(opt); ++k) {
+          ap = kkperm::make_spgemm_plan<Matrix>(c, po);
+          rap = kkperm::make_spgemm_plan<Matrix>(c, po);
+          sym_ap.push_back(kkperm::time_host_ms([&] { ap->symbolic(A, P); }));
+          num_ap.push_back(kkperm::time_host_ms([&] { ap->numeric(A, P); }));
+          sym_rap.push_back(kkperm::time_host_ms([&] { rap->symbolic(R, ap->C()); }));
+          num_rap.push_back(kkperm::time_host_ms([&] { rap->numeric(R, ap->C()); }));
+          rap_setup.push_back(sym_rap.back() + num_rap.back());
+          setup.push_back(sym_ap.back() + num_ap.back() + rap_setup.back());
+        }
+        using kkperm::perf::median_of;
+        r["ap_symbolic_ms"] = median_of(sym_ap);
+        r["ap_numeric_ms"] = median_of(num_ap);
+        r["rap_symbolic_ms"] = median_of(sym_rap);
+        r["rap_numeric_ms"] = median_of(num_rap);
+        r["rap_setup_ms"] = median_of(rap_setup);
+        r["setup_ms"] = median_of(setup);
+        r["setup_samples_ms"] = setup;
         const auto s = kkperm::time_median(
             [&] {
               ap->numeric(A2, P);

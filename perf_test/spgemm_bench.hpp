@@ -2,10 +2,14 @@
 // Shared by kkperm_spgemm and kkperm_amg: time one product C = A·B for one SpGEMM candidate
 // (symbolic, first numeric, numeric-reuse median, reorder and restore reported by the plan) and
 // return one JSON record. Library logic stays in the registry; this only times and reports.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -138,7 +142,25 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--kk-max-row-work", "N",
            "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
            "262144"},
-          {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"}};
+          {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
+          {"--setup-repeat", "N",
+           "setups timed per candidate (each a fresh plan: symbolic + first numeric, host-timed "
+           "around fenced calls, after one untimed warm-up plan); the medians are reported",
+           "5"}};
+}
+
+/// --setup-repeat (>= 1).
+inline int setup_repeat(const Options& opt) {
+  const double n = opt.get_double("--setup-repeat", 5);
+  if (!(n >= 1 && n <= 1000)) throw std::invalid_argument("--setup-repeat: expected 1..1000, got " + std::to_string(n));
+  return static_cast<int>(n);
+}
+
+/// Median of v (mean of the middle two for an even count); v not empty.
+inline double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 /// Times `candidate` on C = A·B. `label` names the product (A2, AP, RAP...).
@@ -164,9 +186,21 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
       r["sum_work"] = w->estimate().sum_work;
       r["max_work"] = w->estimate().max_work;
     }
-    auto plan = kkperm::make_spgemm_plan<Matrix>(c, po);
-    r["symbolic_ms"] = kkperm::time_host_ms([&] { plan->symbolic(A, B); });
-    r["numeric_ms"] = kkperm::time_host_ms([&] { plan->numeric(A, B); });
+    // fresh plans, each timed once (a setup is one-shot; one sample per process varied by up to
+    // ~40 % on the H100, session 20): medians of symbolic, first numeric and their sum
+    const int n_setup = setup_repeat(opt);
+    std::vector<double> sym, num, tot;
+    std::unique_ptr<kkperm::SpgemmPlan<Matrix>> plan;
+    for (int k = 0; k < n_setup; ++k) {
+      plan = kkperm::make_spgemm_plan<Matrix>(c, po);
+      sym.push_back(kkperm::time_host_ms([&] { plan->symbolic(A, B); }));
+      num.push_back(kkperm::time_host_ms([&] { plan->numeric(A, B); }));
+      tot.push_back(sym.back() + num.back());
+    }
+    r["symbolic_ms"] = median_of(sym);
+    r["numeric_ms"] = median_of(num);
+    r["setup_ms"] = median_of(tot);
+    r["setup_samples_ms"] = tot;
     const auto s = kkperm::time_median([&] { plan->numeric(A, B); }, opt.warmup, opt.repeat,
                                        opt.budget_ms);
     r["numeric_reuse_ms"] = s.median_ms;
