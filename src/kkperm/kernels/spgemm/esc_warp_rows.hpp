@@ -288,8 +288,8 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     if (fill) out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
     else if (stash != nullptr) out = stash + soff(p - begin);
     if (bitmap && F > 0) {
-      // Bitmap of the row's column window: when the window's bits fit the row's table words,
-      // each product sets its column's bit and the set bits, read in order, are C's sorted
+      // Bitmap of the row's column window: when its words fit (bitmap_words: the row's scratch
+      // and at most 4x its hash table's words), each product sets its column's bit and the set bits, read in order, are C's sorted
       // row (no hashing, compaction or sort); otherwise, or when a product falls outside the
       // window (B's rows unsorted), the hash table below.
       O lo = 0, hi = -1;
@@ -427,6 +427,30 @@ std::size_t warp_numeric_bytes(std::int64_t max_c) {
   return (c * (sizeof(V) + sizeof(O)) + 15) / 16 * 16;
 }
 
+/// The first numeric's walk of A's entries [a0, a0 + ka) (warp_for_each_product): each product
+/// a·b is added atomically to acc at its column's place in the row's staged sorted columns
+/// cols[0, nc) (binary search, staged_col_pos); with `record` that place goes to slot(slot0 + t),
+/// t the product's index in the walk; a column not in the row sets `miss`. Every lane of `mask`
+/// calls it.
+template <class Args, class O, class V, class SlotView>
+KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
+                                            unsigned mask, const O* cols, int nc, V* acc, const SlotView& slot,
+                                            bool record, std::int64_t slot0, int& miss) {
+  using S = typename SlotView::non_const_value_type;
+  warp_for_each_product(
+      g, a0, ka, lane, W, mask,
+      [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
+      [&](const ColVal<O, V>& cv, int t) {
+        const int at = staged_col_pos(cols, nc, cv.col);
+        if (at < 0) {
+          miss = 1;
+        } else {
+          Kokkos::atomic_add(&acc[at], cv.val);
+          if (record) slot(slot0 + t) = static_cast<S>(at);
+        }
+      });
+}
+
 /// First numeric of rows perm[begin, end) by search (C's structure known, no slot map yet):
 /// `lanes` lanes per row, up to `max_warps` warps per team (warp_row_groups). The row's columns
 /// are staged in the row's scratch next to a zeroed accumulator; each product finds its column
@@ -440,7 +464,6 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
                               const SlotView& slot, bool record) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using S = typename SlotView::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
@@ -466,20 +489,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    warp_for_each_product(
-        g, a0, ka, lane, W, mask,
-        [&](std::int64_t pa, std::int64_t q) {
-          return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
-        },
-        [&](const ColVal<O, V>& cv, int t) {
-          const int at = staged_col_pos(cols, nc, cv.col);
-          if (at < 0) {
-            miss = 1;
-          } else {
-            Kokkos::atomic_add(&acc[at], cv.val);
-            if (record) slot(first + t) = static_cast<S>(at);
-          }
-        });
+    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
     kkperm::detail::sync_warp_lanes(mask);
     for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
     if (miss) missing() = 1;
@@ -647,7 +657,6 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
                         bool record) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using S = typename SlotView::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   constexpr int W = warp_lanes<Exec>();
@@ -699,20 +708,8 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
         before = kkperm::detail::warp_sum32(part, W);
       }
       const std::int64_t c0 = std::int64_t(c) * W;
-      warp_for_each_product(
-          g, a0 + c0, ka - c0 < W ? ka - c0 : W, lane, W, 0xffffffffu,
-          [&](std::int64_t pa, std::int64_t q) {
-            return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
-          },
-          [&](const ColVal<O, V>& cv, int t) {
-            const int lo = staged_col_pos(cols, nc, cv.col);
-            if (lo < 0) {
-              miss = 1;
-            } else {
-              Kokkos::atomic_add(&acc[lo], cv.val);
-              if (record) slot(first + before + t) = static_cast<S>(lo);
-            }
-          });
+      warp_search_add(g, a0 + c0, ka - c0 < W ? ka - c0 : W, lane, W, 0xffffffffu, cols, nc, acc, slot, record,
+                      first + before, miss);
     }
     team.team_barrier();
     for (int t = tr; t < nc; t += ts) g.valC(cb + t) = acc[t];
