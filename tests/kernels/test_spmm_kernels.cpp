@@ -36,12 +36,14 @@ const char* name(RowSet r) {
   return "?";
 }
 
+// split_len > 0 (row-major only): rows longer than that go through build_row_split's segments.
 template <class T, class Layout>
 void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double beta,
-              std::uint64_t seed) {
+              std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0) {
   SCOPED_TRACE(M.name + " rowset=" + name(rs) + " K=" + std::to_string(K) +
                " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
-               " seed=" + std::to_string(seed));
+               " seed=" + std::to_string(seed) + " split_len=" + std::to_string(split_len) +
+               " slab_cols=" + std::to_string(slab_cols));
   const auto& A = M.A;
   const int n = A.num_rows, m = A.num_cols;
   std::mt19937_64 rng(seed);
@@ -118,6 +120,23 @@ void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double b
     ks::c_stationary(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
                      T(beta), Y);
     ks::c_stationary_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
+  } else if (split_len > 0) {
+    const auto split = ks::build_row_split(Exec(), Ad.graph.row_map, ids_d, split_len);
+    // (slab_cols: column slabs on device backends; host backends take all columns at once)
+    // every stored row longer than split_len is split, into ceil(len / split_len) segments
+    std::int64_t want_rows = 0, want_segs = 0;
+    for (int p = 0; p < S.num_rows; ++p) {
+      const std::int64_t len = S.row_map[p + 1] - S.row_map[p];
+      if (len > split_len) {
+        ++want_rows;
+        want_segs += (len + split_len - 1) / split_len;
+      }
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(split.long_rows.extent(0)), want_rows);
+    EXPECT_EQ(split.segments(), want_segs);
+    ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
+                  T(beta), Y, split, slab_cols);
+    ks::row_major_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
   } else {
     ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
                   T(beta), Y);
@@ -160,12 +179,48 @@ TYPED_TEST(SpmmKernels, EveryRowSetMatchesReferenceAndTwin) {
   for (const auto& M : mats)
     for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
                       RowSet::dcsr, RowSet::dcsr_permuted})
-      for (int K : {1, 3, 32, 33, 128}) {
+      for (int K : {1, 3, 8, 16, 32, 33, 64, 128, 200}) {
         run_case<T, Kokkos::LayoutLeft>(M, rs, K, 1.5, 0.0, ++s);
         run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s);
         run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s);
         run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s);
       }
+}
+
+// Long rows split into segments (summed into Y atomically after a beta scale): split lengths from
+// one entry up, every row-set shape, K across the lane-group / accumulator variants.
+TYPED_TEST(SpmmKernels, RowMajorSplitRowsMatchReference) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const auto mats = ts::corner_cases(seed);
+  std::uint64_t s = seed;
+  for (const auto& M : mats)
+    for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
+                      RowSet::dcsr, RowSet::dcsr_permuted})
+      for (std::int64_t len : {1, 3, 40})
+        for (int K : {5, 32, 100}) {
+          run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, len);
+          run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s, len);
+          // column slabs of 32 (K = 100: four launches, the last 4 columns wide) and of 8
+          run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s, len, 32);
+          run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, len, 8);
+        }
+}
+
+TEST(SpmmKernelsSlab, SlabWidthFitsTheCache) {
+  // all of B fits: no slabs; else the widest multiple of 32 that fits, at least 32, below K
+  EXPECT_EQ(ks::slab_columns(1000, 128, 8, std::size_t(1) << 20), 0);
+  EXPECT_EQ(ks::slab_columns(1000000, 128, 8, std::size_t(24) << 20), 32);
+  EXPECT_EQ(ks::slab_columns(20000, 256, 8, std::size_t(24) << 20), 128);
+  EXPECT_EQ(ks::slab_columns(4000000, 128, 8, std::size_t(24) << 20), 32);
+  EXPECT_EQ(ks::slab_columns(100000000, 64, 8, std::size_t(24) << 20), 32);
+  EXPECT_EQ(ks::slab_columns(1000000, 32, 8, std::size_t(24) << 20), 0);
+}
+
+TEST(SpmmKernelsSplit, RejectsNonPositiveLength) {
+  Kokkos::View<int*, Device> rm("rm", 3), ids("ids", 0);
+  EXPECT_THROW(ks::build_row_split(Exec(), rm, ids, 0), std::invalid_argument);
 }
 
 TYPED_TEST(SpmmKernels, AlphaZeroAndBetaOneKeepY) {

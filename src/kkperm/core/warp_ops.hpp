@@ -14,6 +14,7 @@
  */
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
 namespace kkperm::detail {
 
@@ -196,12 +197,16 @@ KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
 #endif
 }
 
-/// v of lane `src` of the warp (host: v itself); 4- or 8-byte integers. Every lane calls it.
-/// With W < 32, `src` is the lane within the caller's W-lane group and `mask` that group's lanes.
+/// v of lane `src` of the warp (host: v itself); 4- or 8-byte integers, float or double. Every
+/// lane calls it. With W < 32, `src` is the lane within the caller's W-lane group and `mask` that
+/// group's lanes.
 template <class T>
 KOKKOS_INLINE_FUNCTION T warp_shfl_idx(T v, int src, int W, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) {
+  if constexpr (std::is_floating_point<T>::value) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "warp_shfl_idx: float or double");
+    return __shfl_sync(mask, v, src, W);
+  } else if constexpr (sizeof(T) == 8) {
     return static_cast<T>(__shfl_sync(mask, static_cast<long long>(v), src, W));
   } else {
     static_assert(sizeof(T) == 4, "warp_shfl_idx: 4- or 8-byte integers");

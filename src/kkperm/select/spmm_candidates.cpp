@@ -84,6 +84,8 @@ const SpmmCandidateInfo kTable[] = {
      "row_major with rows in hybrid_2_3 order (results in the caller's order)"},
     {SpmmCandidate::row_major_rcm, "row_major_rcm", "row_major", "rcm", F::csr, L::right, false,
      "row_major with rows in rcm order (results in the caller's order)"},
+    {SpmmCandidate::row_major_slab, "row_major_slab", "row_major", "identity", F::csr, L::right, false,
+     "row_major over column slabs of B sized to stay in L2 (one launch a slab; device backends)"},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
               "every SpmmCandidate needs one row in kTable");

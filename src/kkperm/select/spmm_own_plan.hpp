@@ -38,10 +38,14 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                    "kkperm::OwnSpmmPlan: " << i.name << " is not a kkperm kernel candidate");
   }
 
-  double extra_bytes() const override { return rs_.extra_bytes; }
+  double extra_bytes() const override { return rs_.extra_bytes + split_.bytes(); }
   std::string details() const override {
     return "stored_rows=" + std::to_string(rs_.stored_rows) +
            " empty_rows=" + std::to_string(rs_.empty_rows.extent(0)) +
+           (split_.seg_len > 0 ? " split_len=" + std::to_string(split_.seg_len) +
+                                     " split_rows=" + std::to_string(split_.long_rows.extent(0)) +
+                                     " segments=" + std::to_string(split_.segments())
+                               : std::string()) +
            (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "");
   }
 
@@ -52,6 +56,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     const std::string pname = inf.permutation;
     if (perm_.extent(0) != 0 || pname == "identity") {
       rs_ = kernels::spmm::build_row_set(A, perm_, dcsr, permuted_space_);
+      build_split(inf);
       return;
     }
     PermuteParams params;
@@ -67,6 +72,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     params.validate_matrix = false;  // plan precondition: A validated by the caller
     const auto P = build_permutation(A, kind, params);  // device-resident, no host copy
     rs_ = kernels::spmm::build_row_set(A, perm_view(P.perm), dcsr, permuted_space_);
+    build_split(inf);
   }
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
@@ -78,12 +84,29 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   void run_impl(value_type alpha, const b_right& B, value_type beta,
                 const y_right& Y) const override {
     using exec = typename Matrix::execution_space;
+    const int slab = this->candidate() == SpmmCandidate::row_major_slab
+                         ? kernels::spmm::slab_columns(static_cast<std::int64_t>(B.extent(0)),
+                                                       static_cast<int>(Y.extent(1)), sizeof(value_type))
+                         : 0;
     kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B,
-                             beta, Y);
+                             beta, Y, split_, slab);
     kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
   }
 
  private:
+  /// Row-major candidates: rows far longer than the mean go to segments (row_major.hpp).
+  void build_split(const SpmmCandidateInfo& inf) {
+    split_ = split_t{};
+    if (std::string(inf.kernel) != "row_major" || rs_.stored_rows == 0) return;
+    using exec = typename Matrix::execution_space;
+    const auto len = kernels::spmm::default_split_length(static_cast<std::int64_t>(rs_.entries.extent(0)),
+                                                         rs_.stored_rows);
+    split_ = kernels::spmm::build_row_split(exec(), rs_.row_map, rs_.row_ids, len);
+  }
+
+  using split_t = kernels::spmm::RowSplit<device_type, typename Matrix::non_const_ordinal_type,
+                                          typename Matrix::non_const_size_type>;
+  split_t split_;
   perm_view perm_;
   bool permuted_space_ = false;
   kernels::spmm::RowSet<Matrix> rs_;

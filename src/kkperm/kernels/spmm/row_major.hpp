@@ -3,84 +3,430 @@
  * @brief Row-major-B SpMM (GNN-style), Y = alpha*A*B + beta*Y with B and Y row-major
  * (Kokkos::LayoutRight).
  *
- * One warp per stored row (stored row i of a team goes to warp i mod Nw); the warp's lanes run
- * across the K columns, so every nonzero a_ij reads row j of B with coalesced accesses. Each
- * lane keeps `cols_per_lane` accumulators in registers per pass; a pass covers
- * vector_length * cols_per_lane columns. On CUDA the vector length shrinks for small K (8 or 16
- * lanes when K <= 8 or 16) and the team keeps warps_per_team*32 threads, so small-K calls do
- * not leave 3/4 of the lanes idle.
+ * A group of G lanes (32 on CUDA; 16 or 8 when K <= 16 or 8, so small-K calls do not leave
+ * lanes idle; 1 on host backends) owns a stored row; its lanes run across the K columns, so every
+ * nonzero a_ij reads row j of B with coalesced accesses, and each lane keeps R accumulators in
+ * registers (columns lane, lane + G, ..., a pass covers G*R columns; R = 1, 2 or 4 from K).
+ * The row's entries are loaded G at a time, one per lane (coalesced), and handed to the group by
+ * shuffles; U of them are consumed per step with all U*R loads of B issued before the first use,
+ * so a lane has U*R independent loads in flight instead of a chain of (entry, B) load pairs.
+ *
+ * Long rows (a power-law hub of 10^5 entries would keep one group busy long after the rest of
+ * the matrix is done) can be split: with a RowSplit built by build_row_split(), rows longer
+ * than seg_len are skipped by the row kernel, their Y rows scaled by beta, and their entries cut
+ * into seg_len-entry segments, one group each, whose partial sums are added to Y atomically
+ * (summation order then varies between runs, within the same rounding bound).
  *
  * Usage: `kkperm::kernels::spmm::row_major(exec, alpha, row_map, entries, values, row_ids, B,
- *         beta, Y);` (row sets as in spmm_common.hpp).
+ *         beta, Y[, split]);` (row sets as in spmm_common.hpp).
  */
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <type_traits>
 
+#include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
 namespace kkperm::kernels::spmm {
 
-/// Tuning constants of the row-major kernel (GPU values; host spaces use 1 lane x 1 warp).
+/// Tuning constants of the row-major kernel (GPU values; host spaces use 1 lane x 1 row).
 struct RowMajorConfig {
   static constexpr int warp_size = 32;
   /// Warps (of 32 threads) per team.
   static constexpr int warps_per_team = 4;
-  /// Register accumulators per lane per pass (pass width = lanes * cols_per_lane).
+  /// Largest number of register accumulators per lane per pass (pass width = lanes * R).
   static constexpr int cols_per_lane = 4;
+  /// B loads a lane keeps in flight per step (U entries x R columns).
+  static constexpr int loads_in_flight = 8;
+  /// Default split length: rows longer than max(min_split, split_factor * mean row length).
+  static constexpr std::int64_t min_split = 512;
+  static constexpr std::int64_t split_factor = 4;
+  /// Entries a lane group streams per batch of short rows, in lane-group widths (batch =
+  /// batch_widths * G / mean row length rows, at least 1 and at most G - 1).
+  static constexpr int batch_widths = 2;
+  /// Bytes of B a column slab may take (row_major_slab candidates): half the H100's 50 MB L2.
+  static constexpr std::size_t slab_cache_bytes = std::size_t(24) << 20;
 };
 
+/// Long rows cut into segments for row_major (see the file comment). Empty (seg_len == 0): no
+/// split. `long_rows`: output rows (in Y) of the split rows; per segment its output row and its
+/// entry range [seg_beg, seg_end).
+template <class Device, class Ordinal, class Offset>
+struct RowSplit {
+  std::int64_t seg_len = 0;
+  Kokkos::View<Ordinal*, Device> long_rows;
+  Kokkos::View<Ordinal*, Device> seg_row;
+  Kokkos::View<Offset*, Device> seg_beg;
+  Kokkos::View<Offset*, Device> seg_end;
+  std::int64_t segments() const { return static_cast<std::int64_t>(seg_row.extent(0)); }
+  /// Device bytes held.
+  double bytes() const {
+    return static_cast<double>(long_rows.extent(0) + seg_row.extent(0)) * sizeof(Ordinal) +
+           2.0 * static_cast<double>(seg_beg.extent(0)) * sizeof(Offset);
+  }
+};
+
+/// Split length for a row set of `nnz` entries over `rows` stored rows (RowMajorConfig).
+inline std::int64_t default_split_length(std::int64_t nnz, std::int64_t rows) {
+  const std::int64_t mean = rows > 0 ? (nnz + rows - 1) / rows : 0;
+  const std::int64_t s = RowMajorConfig::split_factor * mean;
+  return s > RowMajorConfig::min_split ? s : RowMajorConfig::min_split;
+}
+
+/**
+ * @brief Segments of the stored rows longer than seg_len (>= 1), on the device; row_ids as for
+ * row_major (extent 0 = identity). Two passes over the row map and one host read of the counts.
+ */
+template <class RowMap, class RowIds>
+using row_split_for = RowSplit<typename RowMap::device_type,
+                               typename std::remove_const<typename RowIds::value_type>::type,
+                               typename std::remove_const<typename RowMap::value_type>::type>;
+
+template <class ExecSpace, class RowMap, class RowIds>
+row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMap& row_map,
+                                              const RowIds& row_ids, std::int64_t seg_len) {
+  using device_t = typename RowMap::device_type;
+  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
+  using ordinal_t = typename std::remove_const<typename RowIds::value_type>::type;
+  row_split_for<RowMap, RowIds> s;
+  if (seg_len < 1) throw std::invalid_argument("kkperm::spmm::build_row_split: seg_len must be >= 1");
+  s.seg_len = seg_len;
+  const std::int64_t n = stored_rows(row_map);
+  if (n == 0) return s;
+  const bool has_ids = row_ids.extent(0) != 0;
+  // per stored row: its segment count (0 when not split); exclusive scan -> first segment
+  Kokkos::View<std::int64_t*, device_t> first(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                                  "kkperm::spmm::split_first"),
+                                              n + 1);
+  Kokkos::parallel_scan(
+      "kkperm::spmm::split_scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& acc, const bool final) {
+        std::int64_t c = 0;
+        if (p < n) {
+          const std::int64_t len = static_cast<std::int64_t>(row_map(p + 1) - row_map(p));
+          c = len > seg_len ? (len + seg_len - 1) / seg_len : 0;
+        }
+        if (final) first(p) = acc;
+        acc += c;
+      });
+  std::int64_t total = 0;
+  Kokkos::deep_copy(total, Kokkos::subview(first, n));
+  if (total == 0) return s;
+  // long rows: positions whose count is non-zero; a second scan numbers them
+  Kokkos::View<std::int64_t*, device_t> long_idx(Kokkos::view_alloc(Kokkos::WithoutInitializing,
+                                                                     "kkperm::spmm::split_long"),
+                                                 n + 1);
+  Kokkos::parallel_scan(
+      "kkperm::spmm::split_long_scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& acc, const bool final) {
+        const std::int64_t c = p < n && first(p + 1) > first(p) ? 1 : 0;
+        if (final) long_idx(p) = acc;
+        acc += c;
+      });
+  std::int64_t nlong = 0;
+  Kokkos::deep_copy(nlong, Kokkos::subview(long_idx, n));
+  s.long_rows = Kokkos::View<ordinal_t*, device_t>("kkperm::spmm::split_rows", nlong);
+  s.seg_row = Kokkos::View<ordinal_t*, device_t>("kkperm::spmm::seg_row", total);
+  s.seg_beg = Kokkos::View<offset_t*, device_t>("kkperm::spmm::seg_beg", total);
+  s.seg_end = Kokkos::View<offset_t*, device_t>("kkperm::spmm::seg_end", total);
+  const auto lr = s.long_rows;
+  const auto sr = s.seg_row;
+  const auto sb = s.seg_beg;
+  const auto se = s.seg_end;
+  Kokkos::parallel_for(
+      "kkperm::spmm::split_fill", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t p) {
+        const std::int64_t f = first(p), c = first(p + 1) - f;
+        if (c == 0) return;
+        const ordinal_t out = has_ids ? row_ids(p) : static_cast<ordinal_t>(p);
+        lr(long_idx(p)) = out;
+        const offset_t beg = row_map(p), end = row_map(p + 1);
+        for (std::int64_t q = 0; q < c; ++q) {
+          const offset_t b = beg + static_cast<offset_t>(q * seg_len);
+          const offset_t e = b + static_cast<offset_t>(seg_len) < end ? b + static_cast<offset_t>(seg_len) : end;
+          sr(f + q) = out;
+          sb(f + q) = b;
+          se(f + q) = e;
+        }
+      });
+  return s;
+}
+
+namespace detail {
+
+/// Y(yr, base + lane + q*G) = alpha*acc_q + beta*Y(...) (Atomic: Y(...) += alpha*acc_q, the
+/// segments of a split row), then acc = 0.
+template <int G, int R, bool Atomic, class YView, class Acc, class Id, class V>
+KOKKOS_FORCEINLINE_FUNCTION void row_major_flush(const YView& Y, const Id yr, Acc& acc, int base, int lane,
+                                                 bool full, int K, V a, V b) {
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    const int c = base + lane + q * G;
+    if (full || c < K) {
+      const V ax = a * acc.v[q];
+      if constexpr (Atomic)
+        Kokkos::atomic_add(&Y(yr, c), ax);
+      else
+        Y(yr, c) = b == V(0) ? ax : V(ax + b * Y(yr, c));
+    }
+    acc.v[q] = V(0);
+  }
+}
+
+/**
+ * One G-lane group computes a batch of nb (< G) consecutive stored rows: lane l holds rp = the
+ * first entry of row l (l <= nb, so row l is [rp_l, rp_{l+1})) and yid = its output row (l < nb);
+ * bit l of `split_bits` marks rows the segments kernel writes instead. Each run of unsplit rows
+ * is streamed as one entry range: entries loaded G at a time (one per lane) and handed out by
+ * shuffles, U per step with all U*R loads of B issued before the first use (a partial last step
+ * is predicated rather than a scalar tail, so short rows keep their loads in flight too); a row
+ * is written out when the stream passes its end. Every lane of `mask` calls this.
+ * (Written without lambdas: capturing the accumulators by reference put them on the stack.)
+ */
+template <int G, int R, bool Atomic, class Entries, class Values, class BView, class YView, class Off, class Id>
+KOKKOS_INLINE_FUNCTION void row_major_batch(const Entries& entries, const Values& values, const BView& B,
+                                            const YView& Y, const Off rp, const Id yid, const int nb,
+                                            const unsigned split_bits, const int k0, const int K,
+                                            const typename YView::non_const_value_type a,
+                                            const typename YView::non_const_value_type b, const int lane,
+                                            const unsigned mask) {
+  using ordinal_t = typename std::remove_const<typename Entries::value_type>::type;
+  using value_t = typename YView::non_const_value_type;
+  constexpr int U0 = RowMajorConfig::loads_in_flight / R;
+  constexpr int U = U0 < 1 ? 1 : (U0 > G ? G : U0);
+  static_assert(G % U == 0, "row_major: steps tile the lane group");
+  constexpr int pass = G * R;
+  for (int base = k0; base < K; base += pass) {
+    const bool full = base + pass <= K;
+    StripAccumulator<value_t, R> acc;
+    int r = 0;  // current row of the batch
+    while (r < nb) {
+      if ((split_bits >> r) & 1u) {  // a split row: its segments write it
+        ++r;
+        continue;
+      }
+      // run [r, r_end) of unsplit rows
+      const unsigned later = r + 1 >= 32 ? 0u : (split_bits >> (r + 1));
+      const int r_end = later != 0u ? r + 1 + kkperm::detail::lowest_bit32(later) : nb;
+      const std::int64_t e0 = kkperm::detail::warp_shfl_idx(rp, r, G, mask);
+      const std::int64_t e1 = kkperm::detail::warp_shfl_idx(rp, r_end, G, mask);
+      std::int64_t next = kkperm::detail::warp_shfl_idx(rp, r + 1, G, mask);
+      for (std::int64_t c0 = e0; c0 < e1; c0 += G) {
+        const int n = e1 - c0 < G ? static_cast<int>(e1 - c0) : G;
+        ordinal_t mc = 0;
+        value_t mv = value_t(0);
+        if (lane < n) {
+          mc = entries(c0 + lane);
+          mv = values(c0 + lane);
+        }
+        for (int j = 0; j < n; j += U) {
+          ordinal_t cu[U];
+          value_t vu[U];
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            cu[u] = kkperm::detail::warp_shfl_idx(mc, j + u, G, mask);
+            vu[u] = kkperm::detail::warp_shfl_idx(mv, j + u, G, mask);
+          }
+          value_t bv[U][R];
+#pragma unroll
+          for (int u = 0; u < U; ++u)
+#pragma unroll
+            for (int q = 0; q < R; ++q) {
+              const int c = base + lane + q * G;
+              bv[u][q] = (j + u < n && (full || c < K)) ? value_t(B(cu[u], c)) : value_t(0);
+            }
+          // (no break: with one, the u loop stayed rolled and bv went to the stack)
+#pragma unroll
+          for (int u = 0; u < U; ++u) {
+            if (j + u < n) {
+              while (c0 + j + u >= next) {  // rows ending before this entry (uniform)
+                row_major_flush<G, R, Atomic>(Y, kkperm::detail::warp_shfl_idx(yid, r, G, mask), acc, base,
+                                              lane, full, K, a, b);
+                ++r;
+                next = kkperm::detail::warp_shfl_idx(rp, r + 1, G, mask);
+              }
+#pragma unroll
+              for (int q = 0; q < R; ++q) acc.v[q] += vu[u] * bv[u][q];
+            }
+          }
+        }
+      }
+      for (; r < r_end; ++r)  // the run's last row and any empty rows after its last entry
+        row_major_flush<G, R, Atomic>(Y, kkperm::detail::warp_shfl_idx(yid, r, G, mask), acc, base, lane, full,
+                                      K, a, b);
+    }
+  }
+}
+
+/// Device path: G-lane groups, batches of short rows, then the split rows' segments.
+template <int G, int R, class ExecSpace, class RowMap, class Entries, class Values, class RowIds,
+          class BView, class YView, class Split>
+void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha, const RowMap& row_map,
+                   const Entries& entries, const Values& values, const RowIds& row_ids, const BView& B,
+                   typename YView::const_value_type beta, const YView& Y, const Split& split, const int k0,
+                   const int k1) {
+  using value_t = typename YView::non_const_value_type;
+  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
+  using id_t = typename std::remove_const<typename RowIds::value_type>::type;
+  constexpr int T = RowMajorConfig::warps_per_team * RowMajorConfig::warp_size;
+  static_assert(T % G == 0 && G >= 2, "row_major: team threads are a multiple of the group size");
+  constexpr int groups = T / G;
+  // at most 64 registers a lane (8 blocks of 128 threads a SM, half occupancy); capping R == 1 at
+  // 32 registers for full occupancy spilled 112-224 bytes of stack a thread and ran 3-9x slower
+  // (H100 run 137)
+  using policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<T, 8>>;
+  using member_t = typename policy_t::member_type;
+  // B through the read-only path (texture/__ldg on CUDA)
+  const Kokkos::View<typename BView::const_data_type, typename BView::array_layout,
+                     typename BView::device_type, Kokkos::MemoryTraits<Kokkos::RandomAccess>>
+      Br = B;
+  const std::int64_t n_rows = stored_rows(row_map);
+  const int K = k1;  // columns [k0, k1) of this launch
+  const bool has_ids = row_ids.extent(0) != 0;
+  const value_t a = alpha, b = beta;
+  const std::int64_t seg_len = split.seg_len;
+  // rows a group streams as one run (about batch_widths*G entries; at most G - 1 rows, as lane
+  // l holds row l's first entry and lane nb the batch's end)
+  const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
+  const int batch = static_cast<int>(std::max<std::int64_t>(
+      1, std::min<std::int64_t>(G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean))));
+  const std::int64_t per_team = std::int64_t(groups) * batch;
+  const std::int64_t teams = (n_rows + per_team - 1) / per_team;
+  Kokkos::parallel_for(
+      "kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        const int lane = tr % G;
+        const unsigned mask = kkperm::detail::lane_group_mask(tr % 32, G);
+        const std::int64_t r0 = (team.league_rank() * std::int64_t(groups) + tr / G) * batch;
+        if (r0 >= n_rows) return;  // the whole group leaves together
+        const int nb = n_rows - r0 < batch ? static_cast<int>(n_rows - r0) : batch;
+        const offset_t rp = lane <= nb ? row_map(r0 + lane) : offset_t(0);
+        const id_t yid = lane < nb ? (has_ids ? row_ids(r0 + lane) : static_cast<id_t>(r0 + lane)) : id_t(0);
+        const offset_t rp_next = kkperm::detail::warp_shfl_idx(rp, lane + 1 < G ? lane + 1 : lane, G, mask);
+        const bool is_split = lane < nb && seg_len > 0 && std::int64_t(rp_next - rp) > seg_len;
+        const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> ((tr % 32) & ~(G - 1));
+        row_major_batch<G, R, false>(entries, values, Br, Y, rp, yid, nb, split_bits, k0, K, a, b, lane, mask);
+      });
+  const std::int64_t nseg = split.segments();
+  if (nseg == 0) return;
+  if (k0 == 0) scale_rows(exec, beta, split.long_rows, Y);  // all columns, before any segment adds
+  const auto sr = split.seg_row;
+  const auto sb = split.seg_beg;
+  const auto se = split.seg_end;
+  const std::int64_t steams = (nseg + groups - 1) / groups;
+  Kokkos::parallel_for(
+      "kkperm::spmm::row_major_segments", policy_t(exec, static_cast<int>(steams), T, 1),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        const int lane = tr % G;
+        const unsigned mask = kkperm::detail::lane_group_mask(tr % 32, G);
+        const std::int64_t s = team.league_rank() * std::int64_t(groups) + tr / G;
+        if (s >= nseg) return;
+        // a batch of one "row": lanes 0 and 1 hold the segment's range, lane 0 its output row
+        const offset_t rp = lane == 0 ? sb(s) : (lane == 1 ? se(s) : offset_t(0));
+        const id_t yid = lane == 0 ? sr(s) : id_t(0);
+        row_major_batch<G, R, true>(entries, values, Br, Y, rp, yid, 1, 0u, k0, K, a, b, lane, mask);
+      });
+}
+
+/// Host path: a row (or segment) a thread, every column; same split semantics as the device.
+template <class ExecSpace, class RowMap, class Entries, class Values, class RowIds, class BView, class YView,
+          class Split>
+void row_major_host(const ExecSpace& exec, typename YView::const_value_type alpha, const RowMap& row_map,
+                    const Entries& entries, const Values& values, const RowIds& row_ids, const BView& B,
+                    typename YView::const_value_type beta, const YView& Y, const Split& split) {
+  using value_t = typename YView::non_const_value_type;
+  const std::int64_t n_rows = stored_rows(row_map);
+  const int K = static_cast<int>(Y.extent(1));
+  const bool has_ids = row_ids.extent(0) != 0;
+  const value_t a = alpha, b = beta;
+  const std::int64_t seg_len = split.seg_len;
+  const auto dot = [=](std::int64_t beg, std::int64_t end, int c) {
+    value_t acc = value_t(0);
+    for (std::int64_t k = beg; k < end; ++k) acc += values(k) * B(entries(k), c);
+    return acc;
+  };
+  Kokkos::parallel_for(
+      "kkperm::spmm::row_major_host", Kokkos::RangePolicy<ExecSpace>(exec, 0, n_rows), [=](const std::int64_t p) {
+        const std::int64_t beg = row_map(p), end = row_map(p + 1);
+        if (seg_len > 0 && end - beg > seg_len) return;  // its segments below
+        const auto yr = has_ids ? row_ids(p) : p;
+        for (int c = 0; c < K; ++c) {
+          const value_t ax = a * dot(beg, end, c);
+          Y(yr, c) = b == value_t(0) ? ax : value_t(ax + b * Y(yr, c));
+        }
+      });
+  const std::int64_t nseg = split.segments();
+  if (nseg == 0) return;
+  scale_rows(exec, beta, split.long_rows, Y);
+  const auto sr = split.seg_row;
+  const auto sb = split.seg_beg;
+  const auto se = split.seg_end;
+  Kokkos::parallel_for(
+      "kkperm::spmm::row_major_host_segments", Kokkos::RangePolicy<ExecSpace>(exec, 0, nseg),
+      [=](const std::int64_t s) {
+        for (int c = 0; c < K; ++c) Kokkos::atomic_add(&Y(sr(s), c), value_t(a * dot(sb(s), se(s), c)));
+      });
+}
+
+}  // namespace detail
+
+/// The row kernel on the stored rows (and, with a non-empty `split`, the segments of its long
+/// rows). Preconditions as in spmm_common.hpp; `split` built from the same row_map and row_ids.
+/// `slab_cols` > 0 (device backends): the columns of B and Y are taken in slabs of that many
+/// columns, one launch each, so that a slab of B can stay in L2 while the rows gather from it
+/// (A is read once per slab); 0: all columns in one launch.
+template <class ExecSpace, class RowMap, class Entries, class Values, class RowIds, class BView,
+          class YView, class Split>
+void row_major(const ExecSpace& exec, typename YView::const_value_type alpha,
+               const RowMap& row_map, const Entries& entries, const Values& values,
+               const RowIds& row_ids, const BView& B, typename YView::const_value_type beta,
+               const YView& Y, const Split& split, int slab_cols = 0) {
+  const std::int64_t n_rows = stored_rows(row_map);
+  const int K = static_cast<int>(Y.extent(1));
+  if (n_rows == 0 || K == 0) return;
+  if constexpr (is_gpu_space<ExecSpace>::value) {
+    const int w = slab_cols > 0 && slab_cols < K ? slab_cols : K;
+    for (int k0 = 0; k0 < K; k0 += w) {
+      const int k1 = K - k0 < w ? K : k0 + w, kw = k1 - k0;
+      if (kw <= 8)
+        detail::row_major_run<8, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+      else if (kw <= 16)
+        detail::row_major_run<16, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+      else if (kw <= 32)
+        detail::row_major_run<32, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+      else if (kw <= 64)
+        detail::row_major_run<32, 2>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+      else
+        detail::row_major_run<32, RowMajorConfig::cols_per_lane>(exec, alpha, row_map, entries, values,
+                                                                  row_ids, B, beta, Y, split, k0, k1);
+    }
+  } else {
+    detail::row_major_host(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split);
+  }
+}
+
+/// Slab width for row_major: the most columns (a multiple of 32, at least 32) whose slab of B
+/// (rows x columns x value bytes) fits `cache_bytes`; 0 (no slabs) when all of B fits.
+inline int slab_columns(std::int64_t b_rows, int K, std::size_t value_bytes,
+                        std::size_t cache_bytes = RowMajorConfig::slab_cache_bytes) {
+  const double all = static_cast<double>(b_rows) * K * static_cast<double>(value_bytes);
+  if (b_rows <= 0 || all <= static_cast<double>(cache_bytes)) return 0;
+  const std::int64_t fit = static_cast<std::int64_t>(cache_bytes / (static_cast<std::size_t>(b_rows) * value_bytes));
+  const std::int64_t w = std::max<std::int64_t>(32, fit / 32 * 32);
+  return w >= K ? 0 : static_cast<int>(w);
+}
+
+/// Without a split: every row on the row kernel.
 template <class ExecSpace, class RowMap, class Entries, class Values, class RowIds, class BView,
           class YView>
 void row_major(const ExecSpace& exec, typename YView::const_value_type alpha,
                const RowMap& row_map, const Entries& entries, const Values& values,
                const RowIds& row_ids, const BView& B, typename YView::const_value_type beta,
                const YView& Y) {
-  using value_t = typename YView::non_const_value_type;
-  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
-  using policy_t = Kokkos::TeamPolicy<ExecSpace>;
-  using member_t = typename policy_t::member_type;
-  using Cfg = RowMajorConfig;
-  constexpr int R = Cfg::cols_per_lane;
-
-  const std::int64_t n_rows = stored_rows(row_map);
-  const int K = static_cast<int>(Y.extent(1));
-  if (n_rows == 0 || K == 0) return;
-  constexpr bool gpu = is_gpu_space<ExecSpace>::value;
-  const int vl = !gpu ? 1 : (K <= 8 ? 8 : (K <= 16 ? 16 : Cfg::warp_size));
-  const int team_size = gpu ? Cfg::warps_per_team * (Cfg::warp_size / vl) : 1;
-  const std::int64_t teams = (n_rows + team_size - 1) / team_size;
-  const int pass = vl * R;
-  const bool has_ids = row_ids.extent(0) != 0;
-  const value_t a = alpha, b = beta;
-
-  Kokkos::parallel_for(
-      "kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), team_size, vl),
-      KOKKOS_LAMBDA(const member_t& team) {
-        const std::int64_t p = team.league_rank() * std::int64_t(team_size) + team.team_rank();
-        if (p >= n_rows) return;
-        const offset_t beg = row_map(p), end = row_map(p + 1);
-        const auto yr = has_ids ? row_ids(p) : p;
-        for (int base = 0; base < K; base += pass) {
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, vl), [&](const int lane) {
-            value_t acc[R];
-            for (int r = 0; r < R; ++r) acc[r] = value_t(0);
-            for (offset_t k = beg; k < end; ++k) {
-              const auto col = entries(k);
-              const value_t av = values(k);
-              for (int r = 0; r < R; ++r) {
-                const int c = base + lane + r * vl;
-                if (c < K) acc[r] += av * B(col, c);
-              }
-            }
-            for (int r = 0; r < R; ++r) {
-              const int c = base + lane + r * vl;
-              if (c < K) {
-                const value_t ax = a * acc[r];
-                Y(yr, c) = b == value_t(0) ? ax : value_t(ax + b * Y(yr, c));
-              }
-            }
-          });
-        }
-      });
+  row_major(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, row_split_for<RowMap, RowIds>{});
 }
 
 }  // namespace kkperm::kernels::spmm
