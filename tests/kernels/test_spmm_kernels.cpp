@@ -170,21 +170,28 @@ class SpmmKernels : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(SpmmKernels, Scalars);
 
+// f(M, rs) for every corner-case matrix (seeded by `seed`) and every row-set shape.
+template <class F>
+void for_each_matrix_and_row_set(std::uint64_t seed, const F& f) {
+  for (const auto& M : ts::corner_cases(seed))
+    for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
+                      RowSet::dcsr, RowSet::dcsr_permuted})
+      f(M, rs);
+}
+
 TYPED_TEST(SpmmKernels, EveryRowSetMatchesReferenceAndTwin) {
   using T = TypeParam;
   const std::uint64_t seed = kkperm::test::fresh_seed();
   this->RecordProperty("seed", std::to_string(seed));
-  const auto mats = ts::corner_cases(seed);
   std::uint64_t s = seed;
-  for (const auto& M : mats)
-    for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
-                      RowSet::dcsr, RowSet::dcsr_permuted})
+  for_each_matrix_and_row_set(seed, [&](const ts::NamedMatrix& M, RowSet rs) {
       for (int K : {1, 3, 8, 16, 32, 33, 64, 128, 200}) {
         run_case<T, Kokkos::LayoutLeft>(M, rs, K, 1.5, 0.0, ++s);
         run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s);
         run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s);
         run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s);
       }
+  });
 }
 
 // Long rows split into segments (summed into Y atomically after a beta scale): split lengths from
@@ -193,11 +200,8 @@ TYPED_TEST(SpmmKernels, RowMajorSplitRowsMatchReference) {
   using T = TypeParam;
   const std::uint64_t seed = kkperm::test::fresh_seed();
   this->RecordProperty("seed", std::to_string(seed));
-  const auto mats = ts::corner_cases(seed);
   std::uint64_t s = seed;
-  for (const auto& M : mats)
-    for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::permuted_space,
-                      RowSet::dcsr, RowSet::dcsr_permuted})
+  for_each_matrix_and_row_set(seed, [&](const ts::NamedMatrix& M, RowSet rs) {
       for (std::int64_t len : {1, 3, 40})
         for (int K : {5, 32, 100}) {
           run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, len);
@@ -206,6 +210,7 @@ TYPED_TEST(SpmmKernels, RowMajorSplitRowsMatchReference) {
           run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s, len, 32);
           run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, len, 8);
         }
+  });
 }
 
 TEST(SpmmKernelsSlab, SlabWidthFitsTheCache) {

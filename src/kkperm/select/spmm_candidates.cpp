@@ -25,7 +25,7 @@ const SpmmCandidateInfo kTable[] = {
     {SpmmCandidate::c_stationary_dcsr, "c_stationary_dcsr", "c_stationary", "identity", F::dcsr,
      L::left, false, "C-stationary over the non-empty rows (DCSR); empty rows scaled by beta"},
     {SpmmCandidate::row_major, "row_major", "row_major", "identity", F::csr, L::right, false,
-     "warp per row, lanes across K, row-major B/Y (GNN-style)"},
+     "lane group (32 lanes; 16/8 for K <= 16/8) per batch of short rows or one long row, lanes across K, row-major B/Y (GNN-style); very long rows split into segments"},
     {SpmmCandidate::row_major_dcsr, "row_major_dcsr", "row_major", "identity", F::dcsr, L::right,
      false, "row-major kernel over the non-empty rows (DCSR); empty rows scaled by beta"},
     {SpmmCandidate::kk_native_left, "kk_native_left", "kk_native", "identity", F::csr, L::left,

@@ -39,7 +39,7 @@ namespace kkperm {
 enum class SpmmCandidate : int {
   c_stationary = 0,       ///< C-stationary kernel, B/Y column-major, rows in A's order
   c_stationary_dcsr,      ///< C-stationary over the non-empty rows only (DCSR)
-  row_major,              ///< warp per row, lanes across K, B/Y row-major
+  row_major,              ///< lane group per batch of rows, lanes across K, B/Y row-major
   row_major_dcsr,         ///< row-major kernel over the non-empty rows only (DCSR)
   kk_native_left,         ///< KokkosSparse::spmv rank-2, LayoutLeft multivectors
   kk_native_right,        ///< KokkosSparse::spmv rank-2, LayoutRight multivectors
