@@ -33,6 +33,19 @@ KOKKOS_INLINE_FUNCTION unsigned lane_group_mask(int hw_lane, int G) {
   return G >= 32 ? 0xffffffffu : (((1u << G) - 1u) << (hw_lane & ~(G - 1)));
 }
 
+/// The group of team rank `tr` (team threads with vector length 1, so tr % 32 is the hardware
+/// lane) for W-lane groups: lane within the group, group within the team, the group's lane mask
+/// and the group's first hardware lane.
+struct LaneGroup {
+  int lane, row;
+  unsigned mask;
+  int base;
+};
+KOKKOS_INLINE_FUNCTION LaneGroup lane_group_of(int tr, int W) {
+  const int hw = tr % 32;
+  return LaneGroup{tr % W, tr / W, lane_group_mask(hw, W), hw & ~(W - 1)};
+}
+
 /// Bit l set when lane l's predicate is true (host: bit 0 = the one lane).
 /// With a group `mask`, only its lanes take part and the bits stay at hardware lane positions.
 KOKKOS_INLINE_FUNCTION unsigned warp_ballot(bool pred, unsigned mask = 0xffffffffu) {

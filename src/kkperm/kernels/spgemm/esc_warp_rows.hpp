@@ -160,18 +160,6 @@ inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric
   return L;
 }
 
-/// The group of team rank `tr` for W-lane rows: lane within the row, row within the team, the
-/// group's lane mask and the group's first hardware lane.
-struct LaneGroup {
-  int lane, row;
-  unsigned mask;
-  int base;
-};
-KOKKOS_INLINE_FUNCTION LaneGroup lane_group_of(int tr, int W) {
-  const int hw = tr % 32;
-  return LaneGroup{tr % W, tr / W, kkperm::detail::lane_group_mask(hw, W), hw & ~(W - 1)};
-}
-
 /// Scratch bytes of one warp of the symbolic kernel: its row's hash table (hash_slots(max_work)
 /// columns) plus alignment slack.
 template <class O>
@@ -269,7 +257,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
   const O empty = -1;  // columns are >= 0 (validated)
   const int words_avail = static_cast<int>((per_row - 16) / 4);  // the row's scratch as bitmap words
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const LaneGroup lg = lane_group_of(team.team_rank(), W);
+    const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
     const unsigned mask = lg.mask;
     O* table = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
@@ -467,7 +455,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
-    const LaneGroup lg = lane_group_of(team.team_rank(), W);
+    const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
     const unsigned mask = lg.mask;
     char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +

@@ -303,17 +303,17 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   Kokkos::parallel_for(
       "kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1),
       KOKKOS_LAMBDA(const member_t& team) {
-        const int tr = team.team_rank();
-        const int lane = tr % G;
-        const unsigned mask = kkperm::detail::lane_group_mask(tr % 32, G);
-        const std::int64_t r0 = (team.league_rank() * std::int64_t(groups) + tr / G) * batch;
+        const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), G);
+        const int lane = lg.lane;
+        const unsigned mask = lg.mask;
+        const std::int64_t r0 = (team.league_rank() * std::int64_t(groups) + lg.row) * batch;
         if (r0 >= n_rows) return;  // the whole group leaves together
         const int nb = n_rows - r0 < batch ? static_cast<int>(n_rows - r0) : batch;
         const offset_t rp = lane <= nb ? row_map(r0 + lane) : offset_t(0);
         const id_t yid = lane < nb ? (has_ids ? row_ids(r0 + lane) : static_cast<id_t>(r0 + lane)) : id_t(0);
         const offset_t rp_next = kkperm::detail::warp_shfl_idx(rp, lane + 1 < G ? lane + 1 : lane, G, mask);
         const bool is_split = lane < nb && seg_len > 0 && std::int64_t(rp_next - rp) > seg_len;
-        const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> ((tr % 32) & ~(G - 1));
+        const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> lg.base;
         row_major_batch<G, R, false>(entries, values, Br, Y, rp, yid, nb, split_bits, k0, K, a, b, lane, mask);
       });
   const std::int64_t nseg = split.segments();
@@ -326,15 +326,13 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   Kokkos::parallel_for(
       "kkperm::spmm::row_major_segments", policy_t(exec, static_cast<int>(steams), T, 1),
       KOKKOS_LAMBDA(const member_t& team) {
-        const int tr = team.team_rank();
-        const int lane = tr % G;
-        const unsigned mask = kkperm::detail::lane_group_mask(tr % 32, G);
-        const std::int64_t s = team.league_rank() * std::int64_t(groups) + tr / G;
+        const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), G);
+        const std::int64_t s = team.league_rank() * std::int64_t(groups) + lg.row;
         if (s >= nseg) return;
         // a batch of one "row": lanes 0 and 1 hold the segment's range, lane 0 its output row
-        const offset_t rp = lane == 0 ? sb(s) : (lane == 1 ? se(s) : offset_t(0));
-        const id_t yid = lane == 0 ? sr(s) : id_t(0);
-        row_major_batch<G, R, true>(entries, values, Br, Y, rp, yid, 1, 0u, k0, K, a, b, lane, mask);
+        const offset_t rp = lg.lane == 0 ? sb(s) : (lg.lane == 1 ? se(s) : offset_t(0));
+        const id_t yid = lg.lane == 0 ? sr(s) : id_t(0);
+        row_major_batch<G, R, true>(entries, values, Br, Y, rp, yid, 1, 0u, k0, K, a, b, lg.lane, lg.mask);
       });
 }
 
