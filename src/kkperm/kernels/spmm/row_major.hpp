@@ -269,8 +269,9 @@ KOKKOS_INLINE_FUNCTION void row_major_batch(const Entries& entries, const Values
 /**
  * One G-lane group computes one stored row [beg, end) into acc (columns base + lane + q*G): full
  * steps of U entries without predicates, then a tail of single entries. For rows of G/2 entries
- * and more this beats the batch walk (H100 run 140, K = 32: 3D 27-point 1.05 vs 1.42 ms,
- * uniform 200k x 500 3.56 vs 4.60 ms), whose per-entry row-boundary checks and predicated steps
+ * and more this beats the batch walk (H100 run 143, row_major candidate, 3D 27-point: K = 32
+ * 1.04 vs 1.45 ms, K = 128 2.61 vs 3.26 ms; run 140: uniform 200k x 500, K = 32, 3.56 vs 4.60 ms),
+ * whose per-entry row-boundary checks and predicated steps
  * only pay off when several short rows share a step. Every lane of `mask` calls this.
  */
 template <int G, int R, class Entries, class Values, class BView, class V>
