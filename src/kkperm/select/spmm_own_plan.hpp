@@ -46,7 +46,10 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                                      " split_rows=" + std::to_string(split_.long_rows.extent(0)) +
                                      " segments=" + std::to_string(split_.segments())
                                : std::string()) +
-           (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "");
+           (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "") +
+           (std::string(info(this->candidate()).kernel) == "row_major"
+                ? " tuning=" + kernels::spmm::row_major_tuning()
+                : std::string());
   }
 
  protected:

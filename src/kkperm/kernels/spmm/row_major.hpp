@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "kkperm/core/warp_ops.hpp"
@@ -37,24 +38,66 @@
 
 namespace kkperm::kernels::spmm {
 
+// Tuning constants may be overridden at compile time (-D...) to build A/B variants of the
+// translation unit that instantiates the kernels (scripts/gpu/session22/build_spmm_variants.sh);
+// the plan's details() string names the values a binary was built with.
+#ifndef KKPERM_SPMM_RM_COLS_PER_LANE
+#define KKPERM_SPMM_RM_COLS_PER_LANE 4
+#endif
+#ifndef KKPERM_SPMM_RM_LOADS_IN_FLIGHT
+#define KKPERM_SPMM_RM_LOADS_IN_FLIGHT 8
+#endif
+#ifndef KKPERM_SPMM_RM_BATCH_WIDTHS
+#define KKPERM_SPMM_RM_BATCH_WIDTHS 2
+#endif
+#ifndef KKPERM_SPMM_RM_MIN_BLOCKS
+#define KKPERM_SPMM_RM_MIN_BLOCKS 8
+#endif
+#ifndef KKPERM_SPMM_RM_WALK_DIVISOR
+#define KKPERM_SPMM_RM_WALK_DIVISOR 2
+#endif
+
 /// Tuning constants of the row-major kernel (GPU values; host spaces use 1 lane x 1 row).
 struct RowMajorConfig {
   static constexpr int warp_size = 32;
   /// Warps (of 32 threads) per team.
   static constexpr int warps_per_team = 4;
-  /// Largest number of register accumulators per lane per pass (pass width = lanes * R).
-  static constexpr int cols_per_lane = 4;
+  /// Largest number of register accumulators per lane per pass (pass width = lanes * R); wider
+  /// K is taken in several passes over the same entries inside the lane group.
+  static constexpr int cols_per_lane = KKPERM_SPMM_RM_COLS_PER_LANE;
   /// B loads a lane keeps in flight per step (U entries x R columns).
-  static constexpr int loads_in_flight = 8;
+  static constexpr int loads_in_flight = KKPERM_SPMM_RM_LOADS_IN_FLIGHT;
   /// Default split length: rows longer than max(min_split, split_factor * mean row length).
   static constexpr std::int64_t min_split = 512;
   static constexpr std::int64_t split_factor = 4;
   /// Entries a lane group streams per batch of short rows, in lane-group widths (batch =
   /// batch_widths * G / mean row length rows, at least 1 and at most G - 1).
-  static constexpr int batch_widths = 2;
+  static constexpr int batch_widths = KKPERM_SPMM_RM_BATCH_WIDTHS;
+  /// Stored rows averaging G / walk_divisor entries or more take a row per lane group (the plain
+  /// walk) instead of batches.
+  static constexpr int walk_divisor = KKPERM_SPMM_RM_WALK_DIVISOR;
+  /// Blocks per SM the launches ask registers for (Kokkos::LaunchBounds): 8 blocks of 128 threads
+  /// allow 64 registers a thread.
+  static constexpr int min_blocks = KKPERM_SPMM_RM_MIN_BLOCKS;
   /// Bytes of B a column slab may take (row_major_slab candidates): half the H100's 50 MB L2.
   static constexpr std::size_t slab_cache_bytes = std::size_t(24) << 20;
 };
+static_assert(RowMajorConfig::cols_per_lane == 1 || RowMajorConfig::cols_per_lane == 2 ||
+                  RowMajorConfig::cols_per_lane == 4,
+              "row_major: KKPERM_SPMM_RM_COLS_PER_LANE must be 1, 2 or 4");
+static_assert(RowMajorConfig::loads_in_flight >= 1 && RowMajorConfig::loads_in_flight <= 32 &&
+                  (RowMajorConfig::loads_in_flight & (RowMajorConfig::loads_in_flight - 1)) == 0,
+              "row_major: KKPERM_SPMM_RM_LOADS_IN_FLIGHT must be a power of two in [1, 32]");
+static_assert(RowMajorConfig::batch_widths >= 1 && RowMajorConfig::walk_divisor >= 1 &&
+                  RowMajorConfig::min_blocks >= 1,
+              "row_major: batch widths, walk divisor and min blocks must be positive");
+
+/// The tuning a binary was built with, for reports ("R4,L8,B2,W2,M8").
+inline std::string row_major_tuning() {
+  return "R" + std::to_string(RowMajorConfig::cols_per_lane) + ",L" + std::to_string(RowMajorConfig::loads_in_flight) +
+         ",B" + std::to_string(RowMajorConfig::batch_widths) + ",W" + std::to_string(RowMajorConfig::walk_divisor) +
+         ",M" + std::to_string(RowMajorConfig::min_blocks);
+}
 
 /// Long rows cut into segments for row_major (see the file comment). Empty (seg_len == 0): no
 /// split. `long_rows`: output rows (in Y) of the split rows; per segment its output row and its
@@ -340,7 +383,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   // at most 64 registers a lane (8 blocks of 128 threads a SM, half occupancy); capping R == 1 at
   // 32 registers for full occupancy spilled 112-224 bytes of stack a thread and ran 3-9x slower
   // (H100 run 137)
-  using policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<T, 8>>;
+  using policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<T, RowMajorConfig::min_blocks>>;
   using member_t = typename policy_t::member_type;
   // B through the read-only path (texture/__ldg on CUDA)
   const Kokkos::View<typename BView::const_data_type, typename BView::array_layout,
@@ -357,7 +400,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
   const int batch = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>(G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean))));
-  if (mean >= G / 2) {  // long rows: a row a group, the plain walk
+  if (mean >= G / RowMajorConfig::walk_divisor) {  // long rows: a row a group, the plain walk
     const std::int64_t teams = (n_rows + groups - 1) / groups;
     constexpr int pass = G * R;
     Kokkos::parallel_for(
@@ -492,7 +535,8 @@ void row_major(const ExecSpace& exec, typename YView::const_value_type alpha,
       else if (kw <= 32)
         detail::row_major_run<32, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
       else if (kw <= 64)
-        detail::row_major_run<32, 2>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+        detail::row_major_run<32, (RowMajorConfig::cols_per_lane < 2 ? RowMajorConfig::cols_per_lane : 2)>(
+            exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
       else
         detail::row_major_run<32, RowMajorConfig::cols_per_lane>(exec, alpha, row_map, entries, values,
                                                                   row_ids, B, beta, Y, split, k0, k1);
