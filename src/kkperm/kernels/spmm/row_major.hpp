@@ -11,7 +11,9 @@
  * time, one per lane (coalesced), and handed to the group by shuffles; U of them are consumed per
  * step with all U*R loads of B issued before the first use, so a lane has U*R independent loads
  * in flight instead of a chain of (entry, B) load pairs, and a row is written out when the stream
- * passes its end. Host backends: a row a thread, plainly.
+ * passes its end. When the stored rows average G/2 entries or more, a batch would be one row
+ * and its per-entry boundary checks pure overhead: each group then walks one row, plainly
+ * (row_major_row_walk). Host backends: a row a thread, plainly.
  * Optional column slabs (slab_cols): one launch per slab of columns, so that the slab of B a
  * launch gathers from can stay in L2 (slab_columns() sizes it).
  *
@@ -23,9 +25,9 @@
  *
  * Usage: `kkperm::kernels::spmm::row_major(exec, alpha, row_map, entries, values, row_ids, B,
  *         beta, Y[, split[, slab_cols]]);` (row sets as in spmm_common.hpp).
- * Measured (H100, session 21, docs/benchmarks/spmm_h100_gen_s21_2026-11-25.md): 2D 5-point
- * K = 32 0.37 ms, 46 % of the HBM byte floor (cuSPARSE's best 0.50 ms); batches of one long row
- * (3D 27-point) are slower than a plain per-row walk (1.42 vs 1.05 ms) - open.
+ * Measured (H100, session 22, docs/benchmarks/spmm_h100_gen_s22_2026-11-25.md): 2D 5-point
+ * K = 32 0.37 ms, 46 % of the HBM byte floor (cuSPARSE's best 0.50 ms); 3D 27-point (rows of 27
+ * entries, the plain per-row walk) K = 32 1.04 ms against cuSPARSE's 1.52 ms.
  */
 #include <algorithm>
 #include <cstdint>
