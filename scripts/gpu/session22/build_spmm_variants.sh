@@ -10,8 +10,9 @@
 #   bash scripts/gpu/session22/build_spmm_variants.sh DEST NAME=FLAGS [NAME=FLAGS ...]
 #   e.g. ... .carry/s23/bin r1="-DKKPERM_SPMM_RM_COLS_PER_LANE=1" l16="-DKKPERM_SPMM_RM_LOADS_IN_FLIGHT=16"
 # -> DEST/NAME/kkperm_spmm for each variant, DEST/new/kkperm_spmm (the build as configured), and
-#    DEST/variants.txt (name and flags). `kkperm_spmm` prints each row-major plan's tuning in its
-#    details ("tuning=R4,L8,B2,W2,M8"), so results say which build made them.
+#    DEST/variants.txt (name and flags; a later call adds to the same DEST). `kkperm_spmm`
+#    prints each row-major plan's tuning in its details ("tuning=R4,L8,B2,W2,M8"), so results
+#    say which build made them.
 # Then pack DEST's folders into bin.tgz and run scripts/gpu/session21/spmm_ab.sh with
 #   BINS="new NAME..." OLD_CANDS=row_major,... on the device.
 set -euo pipefail
@@ -31,8 +32,8 @@ cmds=$(ninja -C "$BUILD" -t commands perf_test/kkperm_spmm)
 compile=$(grep -F -- "-o $OBJ -c" <<< "$cmds") || { echo "ERROR: no compile command for $OBJ" >&2; exit 1; }
 link=$(grep -F -- "-o perf_test/kkperm_spmm " <<< "$cmds" | tail -1) || { echo "ERROR: no link command" >&2; exit 1; }
 [[ -n $compile && -n $link ]] || { echo "ERROR: could not read the ninja commands" >&2; exit 1; }
-: > "$DEST/variants.txt"
-echo "new (as configured)" >> "$DEST/variants.txt"
+# variants.txt lists what DEST holds (appended to when DEST already has variants)
+[[ -f $DEST/variants.txt ]] || echo "new (as configured)" > "$DEST/variants.txt"
 build_one() {  # name flags
   local name=$1 flags=$2 wd=$DEST/.work/$1
   mkdir -p "$wd" "$DEST/$name"
