@@ -86,6 +86,9 @@ const SpmmCandidateInfo kTable[] = {
      "row_major with rows in rcm order (results in the caller's order)"},
     {SpmmCandidate::row_major_slab, "row_major_slab", "row_major", "identity", F::csr, L::right, false,
      "row_major over column slabs of B sized to stay in L2 (one launch a slab; device backends)"},
+    {SpmmCandidate::row_major_left, "row_major_left", "row_major", "identity", F::csr, L::left, false,
+     "row_major for column-major B and Y: each call copies B (and Y when beta != 0) to row-major "
+     "buffers made at prepare, runs the row-major kernel there and copies Y back (tiled copies)"},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
               "every SpmmCandidate needs one row in kTable");

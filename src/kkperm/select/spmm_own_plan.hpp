@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kkperm/kernels/spmm/c_stationary.hpp"
+#include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
 #include "kkperm/kernels/spmm/row_set.hpp"
 #include "kkperm/permute/build.hpp"
@@ -38,7 +39,10 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                    "kkperm::OwnSpmmPlan: " << i.name << " is not a kkperm kernel candidate");
   }
 
-  double extra_bytes() const override { return rs_.extra_bytes + split_.bytes(); }
+  double extra_bytes() const override {
+    return rs_.extra_bytes + split_.bytes() +
+           static_cast<double>(bt_.span() + yt_.span()) * static_cast<double>(sizeof(value_type));
+  }
   std::string details() const override {
     return "stored_rows=" + std::to_string(rs_.stored_rows) +
            " empty_rows=" + std::to_string(rs_.empty_rows.extent(0)) +
@@ -55,6 +59,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
  protected:
   void prepare_impl(const Matrix& A) override {
     const auto& inf = info(this->candidate());
+    make_row_major_buffers(A);
     const bool dcsr = inf.format == SpmmFormat::dcsr;
     const std::string pname = inf.permutation;
     if (perm_.extent(0) != 0 || pname == "identity") {
@@ -80,6 +85,15 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
     using exec = typename Matrix::execution_space;
+    if (this->candidate() == SpmmCandidate::row_major_left) {  // through the row-major buffers
+      kernels::spmm::layout_copy(exec(), B, bt_);
+      if (beta != value_type(0)) kernels::spmm::layout_copy(exec(), Y, yt_);  // else never read
+      kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, bt_, beta, yt_,
+                               split_, 0);
+      kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, yt_);
+      kernels::spmm::layout_copy(exec(), yt_, Y);
+      return;
+    }
     kernels::spmm::c_stationary(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids,
                                 B, beta, Y);
     kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
@@ -97,6 +111,29 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   }
 
  private:
+  /// row_major_left: row-major copies of B (num_cols x K) and Y (num_rows x K), made once here
+  /// and reused by every run() (so concurrent run() calls on one such plan would race).
+  void make_row_major_buffers(const Matrix& A) {
+    bt_ = rm_view();
+    yt_ = rm_view();
+    if (this->candidate() != SpmmCandidate::row_major_left) return;
+    const std::size_t K = static_cast<std::size_t>(this->K());
+    const double bytes = (static_cast<double>(A.numCols()) + static_cast<double>(A.numRows())) *
+                         static_cast<double>(K) * sizeof(value_type);
+    try {
+      bt_ = rm_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmm::b_row_major"),
+                    static_cast<std::size_t>(A.numCols()), K);
+      yt_ = rm_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmm::y_row_major"),
+                    static_cast<std::size_t>(A.numRows()), K);
+    } catch (const std::exception& e) {
+      bt_ = rm_view();
+      yt_ = rm_view();
+      throw CandidateNotApplicable(this->name() + ": row-major copies of B and Y (" +
+                                   std::to_string(static_cast<long long>(bytes)) +
+                                   " bytes) could not be allocated: " + e.what());
+    }
+  }
+
   /// Row-major candidates: rows far longer than the mean go to segments (row_major.hpp).
   void build_split(const SpmmCandidateInfo& inf) {
     split_ = split_t{};
@@ -110,6 +147,8 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   using split_t = kernels::spmm::RowSplit<device_type, typename Matrix::non_const_ordinal_type,
                                           typename Matrix::non_const_size_type>;
   split_t split_;
+  using rm_view = Kokkos::View<value_type**, Kokkos::LayoutRight, device_type>;
+  rm_view bt_, yt_;  ///< row_major_left's buffers (empty for the other candidates)
   perm_view perm_;
   bool permuted_space_ = false;
   kernels::spmm::RowSet<Matrix> rs_;
