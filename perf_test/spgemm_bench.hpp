@@ -144,8 +144,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "262144"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
-           "setups timed per candidate (each a fresh plan: symbolic + first numeric, host-timed "
-           "around fenced calls, after one untimed warm-up plan); the medians are reported",
+           "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "
+           "host-timed around fenced calls, after one untimed warm-up plan; as many plans again "
+           "timed call by call for symbolic_ms / numeric_ms); the medians are reported",
            "5"}};
 }
 
@@ -187,18 +188,24 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
       r["max_work"] = w->estimate().max_work;
     }
     // fresh plans, each timed once (a setup is one-shot; one sample per process varied by up to
-    // ~40 % on the H100, session 20): medians of symbolic, first numeric and their sum
+    // ~40 % on the H100, session 20). setup_ms: plan->setup() (symbolic + first numeric without
+    // the structure check; cuSPARSE ALG1-3 one pipeline, as their symbolic computes the values).
+    // symbolic_ms / numeric_ms: other fresh plans timed call by call, the numeric with its check
+    // (split_setup_ms = their sum; for ALG1-3 that is two pipelines, the pre-session-23 "setup").
     const int n_setup = setup_repeat(opt);
-    std::vector<double> sym, num, tot;
+    std::vector<double> sym, num, split, tot;
     std::unique_ptr<kkperm::SpgemmPlan<Matrix>> plan;
     for (int k = 0; k < n_setup; ++k) {
       plan = kkperm::make_spgemm_plan<Matrix>(c, po);
       sym.push_back(kkperm::time_host_ms([&] { plan->symbolic(A, B); }));
       num.push_back(kkperm::time_host_ms([&] { plan->numeric(A, B); }));
-      tot.push_back(sym.back() + num.back());
+      split.push_back(sym.back() + num.back());
+      plan = kkperm::make_spgemm_plan<Matrix>(c, po);
+      tot.push_back(kkperm::time_host_ms([&] { plan->setup(A, B); }));
     }
     r["symbolic_ms"] = median_of(sym);
     r["numeric_ms"] = median_of(num);
+    r["split_setup_ms"] = median_of(split);
     r["setup_ms"] = median_of(tot);
     r["setup_samples_ms"] = tot;
     const auto s = kkperm::time_median([&] { plan->numeric(A, B); }, opt.warmup, opt.repeat,

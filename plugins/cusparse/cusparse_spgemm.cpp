@@ -54,6 +54,8 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     return os.str();
   }
   double extra_bytes() const override { return static_cast<double>(buffer_bytes_); }
+  /// ALG1-3: symbolic() runs the whole pipeline, values included (SpGEMM_copy fills them).
+  bool symbolic_computes_values() const override { return !reuse_; }
 
  protected:
   void symbolic_impl(const Matrix& A, const Matrix& B) override {

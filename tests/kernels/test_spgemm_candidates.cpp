@@ -72,6 +72,40 @@ TEST(SpgemmCandidates, NumericReuseAfterValueChangeEqualsFreshProduct) {
   }
 }
 
+// setup() = symbolic + first numeric in one call (the numeric without the structure check; for
+// cuSPARSE ALG1-3 the symbolic pipeline alone): C right after it, and numeric reuse after it.
+TEST(SpgemmCandidates, SetupEqualsSymbolicThenNumeric) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(210, 190, 0, 14, seed);
+  const auto hB = random_csr(190, 150, 0, 11, seed + 1);
+  const auto hA2 = revalue(hA, seed + 2), hB2 = revalue(hB, seed + 3);
+  const auto ref = reference_multiply(hA, hB), ref2 = reference_multiply(hA2, hB2);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  for (auto c : kkperm::spgemm_candidates()) {
+    const std::string name = kkperm::to_string(c);
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    plan->setup(A, B);
+    EXPECT_TRUE(plan->has_symbolic()) << name;
+    EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref, "setup " + name));
+    for (int round = 0; round < 3; ++round) {  // reuse paths after setup (search, slots, gather)
+      Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+      plan->numeric(kkperm::to_device<Matrix>(round % 2 ? hA : hA2), kkperm::to_device<Matrix>(round % 2 ? hB : hB2));
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), round % 2 ? ref : ref2,
+                                    "numeric " + std::to_string(round) + " after setup " + name));
+    }
+    // the hash recorded by setup()'s symbolic still guards later numerics (same nnz: 4 a row)
+    auto fixed = kkperm::make_spgemm_plan<Matrix>(c);
+    const auto F1 = kkperm::to_device<Matrix>(random_csr(40, 40, 4, 4, seed + 4));
+    const auto F2 = kkperm::to_device<Matrix>(random_csr(40, 40, 4, 4, seed + 5));
+    fixed->setup(F1, F1);
+    EXPECT_THROW(fixed->numeric(F2, F2), std::invalid_argument) << name;
+    // bad input is refused by setup() as by symbolic()
+    auto plan2 = kkperm::make_spgemm_plan<Matrix>(c);
+    EXPECT_THROW(plan2->setup(B, B), std::invalid_argument) << name;  // 190x150 times 190x150
+  }
+}
+
 TEST(SpgemmCandidates, UnsortedInputsMergedByEscRejectedByOthers) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));

@@ -8,6 +8,7 @@
  *     auto plan = kkperm::make_spgemm_plan<Matrix>(c);
  *     plan->symbolic(A, B);   // may throw kkperm::CandidateNotApplicable (guard, with reason)
  *     plan->numeric(A, B);    // values; again after A/B value changes (same structure)
+ *     // or plan->setup(A, B): both in one call, the first numeric without the structure check
  *     use(plan->C());
  *   }
  *
@@ -194,6 +195,18 @@ class SpgemmPlan {
                                               "(C's values are unspecified now)");
   }
 
+  /// symbolic(A, B) then the first numeric(A, B), as one call: what an AMG setup or a one-shot
+  /// product needs. Nothing can change A or B between the two here, so the first numeric skips
+  /// the structure check that numeric() makes (a hash of A's and B's index arrays and a host
+  /// wait); symbolic() still records the hash that later numeric() calls compare against.
+  /// Candidates whose symbolic() already computes C's values (cuSPARSE ALG1-3: one
+  /// workEstimation/compute/copy pipeline) do not run a numeric here: their one-shot product is
+  /// that single pipeline, and a setup timed as symbolic + numeric would count it twice.
+  void setup(const Matrix& A, const Matrix& B) {
+    symbolic(A, B);
+    if (!symbolic_computes_values()) numeric_impl(A, B);
+  }
+
   /// The product (structure after symbolic(), values after numeric()).
   virtual const Matrix& C() const = 0;
   /// Short facts chosen at symbolic (bins, buffer sizes...).
@@ -208,6 +221,8 @@ class SpgemmPlan {
   /// its numeric reads nothing but A's and B's values at positions fixed by symbolic() (in bounds
   /// while nnz(A) and nnz(B) are unchanged, which numeric() checks first).
   virtual bool numeric_reads_indices() const { return true; }
+  /// Whether symbolic() leaves C complete, values included (then setup() skips the numeric).
+  virtual bool symbolic_computes_values() const { return false; }
 
  protected:
   /// The guard's work estimate; a candidate that needs the same pass anyway (ESC) overrides this
