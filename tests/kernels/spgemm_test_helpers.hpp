@@ -56,6 +56,20 @@ inline Host revalue(Host h, std::uint64_t seed) {
   return h;
 }
 
+/// A (m x k) and B (k x n) random, with 0..max_a / 0..max_b entries a row, and copies of both
+/// with other values and the same structure (a numeric re-setup's inputs), seeded from `seed`.
+struct RevaluedPair {
+  Host A, B, A2, B2;
+};
+inline RevaluedPair revalued_pair(int m, int k, int n, int max_a, int max_b, std::uint64_t seed) {
+  RevaluedPair p;
+  p.A = random_csr(m, k, 0, max_a, seed);
+  p.B = random_csr(k, n, 0, max_b, seed + 1);
+  p.A2 = revalue(p.A, seed + 2);
+  p.B2 = revalue(p.B, seed + 3);
+  return p;
+}
+
 /// Shuffles the columns inside every row and splits some entries into two duplicates whose
 /// values add up to the original (x = x/2 + x/2 exactly in binary floating point).
 inline Host scramble(const Host& h, std::uint64_t seed) {

@@ -58,9 +58,7 @@ TEST(SpgemmCandidates, KkCandidatesAreOfferedOnThisBuild) {
 TEST(SpgemmCandidates, NumericReuseAfterValueChangeEqualsFreshProduct) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  const auto hA = random_csr(180, 160, 0, 12, seed);
-  const auto hB = random_csr(160, 170, 0, 12, seed + 1);
-  const auto hA2 = revalue(hA, seed + 2), hB2 = revalue(hB, seed + 3);
+  const auto [hA, hB, hA2, hB2] = revalued_pair(180, 160, 170, 12, 12, seed);
   const auto ref2 = reference_multiply(hA2, hB2);
   for (auto c : kkperm::spgemm_candidates()) {
     auto plan = kkperm::make_spgemm_plan<Matrix>(c);
@@ -77,9 +75,7 @@ TEST(SpgemmCandidates, NumericReuseAfterValueChangeEqualsFreshProduct) {
 TEST(SpgemmCandidates, SetupEqualsSymbolicThenNumeric) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  const auto hA = random_csr(210, 190, 0, 14, seed);
-  const auto hB = random_csr(190, 150, 0, 11, seed + 1);
-  const auto hA2 = revalue(hA, seed + 2), hB2 = revalue(hB, seed + 3);
+  const auto [hA, hB, hA2, hB2] = revalued_pair(210, 190, 150, 14, 11, seed);
   const auto ref = reference_multiply(hA, hB), ref2 = reference_multiply(hA2, hB2);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
   for (auto c : kkperm::spgemm_candidates()) {

@@ -15,6 +15,7 @@
 #include "kernels/spmm_test_helpers.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/kernels/spmm/c_stationary.hpp"
+#include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/reference.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
 
@@ -221,6 +222,41 @@ TEST(SpmmKernelsSlab, SlabWidthFitsTheCache) {
   EXPECT_EQ(ks::slab_columns(4000000, 128, 8, std::size_t(24) << 20), 32);
   EXPECT_EQ(ks::slab_columns(100000000, 64, 8, std::size_t(24) << 20), 32);
   EXPECT_EQ(ks::slab_columns(1000000, 32, 8, std::size_t(24) << 20), 0);
+}
+
+// layout_copy (row_major_left's conversions): both directions, extents that are and are not
+// multiples of the 32 x 32 tile, empty views; the destination is poisoned first and compared
+// exactly (a copy does no arithmetic); differing extents are an internal error (logic_error).
+TYPED_TEST(SpmmKernels, LayoutCopyBothDirectionsExact) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  using left_t = Kokkos::View<T**, Kokkos::LayoutLeft, Device>;
+  using right_t = Kokkos::View<T**, Kokkos::LayoutRight, Device>;
+  for (const auto& [n, m] : std::vector<std::pair<int, int>>{{1, 1}, {31, 33}, {64, 32}, {100, 7}, {5, 200}, {0, 4}, {3, 0}, {257, 129}}) {
+    left_t L("L", n, m), L2("L2", n, m);
+    right_t Rt("R", n, m);
+    auto hL = Kokkos::create_mirror_view(L);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < m; ++k) hL(i, k) = static_cast<T>(dist(rng));
+    Kokkos::deep_copy(L, hL);
+    Kokkos::deep_copy(Rt, kkperm::test::poison<T>());
+    Kokkos::deep_copy(L2, kkperm::test::poison<T>());
+    ks::layout_copy(Exec(), L, Rt);   // left -> right
+    ks::layout_copy(Exec(), Rt, L2);  // right -> left
+    auto hR = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), Rt);
+    auto hL2 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), L2);
+    int bad = 0;
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < m; ++k)
+        if (!(hR(i, k) == hL(i, k)) || !(hL2(i, k) == hL(i, k))) ++bad;
+    EXPECT_EQ(bad, 0) << n << " x " << m;
+  }
+  left_t a("a", 4, 5);
+  right_t b("b", 5, 4);
+  EXPECT_THROW(ks::layout_copy(Exec(), a, b), std::logic_error);
 }
 
 TEST(SpmmKernelsSplit, RejectsNonPositiveLength) {
