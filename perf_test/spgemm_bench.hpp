@@ -33,6 +33,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
+  o.esc.lazy_slot_map = opt.has("--esc-lazy-slots");
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
@@ -142,6 +143,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--kk-max-row-work", "N",
            "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
            "262144"},
+          {"--esc-lazy-slots", "",
+           "ESC: the second numeric (not the first) allocates and fills the slot map (one-shot "
+           "setups skip it; re-setups reach the gather plan one numeric later)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

@@ -84,14 +84,27 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
+  // the slot map made and filled by the second numeric instead of the first
+  EscConfig lazy;
+  lazy.lazy_slot_map = true;
+  out.emplace_back("default_lazy_slots", lazy);
+  EscConfig lazy_perm = perm;
+  lazy_perm.lazy_slot_map = true;
+  out.emplace_back("tiny_bins_permuted_lazy_slots", lazy_perm);
+  EscConfig lazy_slots = slots;
+  lazy_slots.lazy_slot_map = true;
+  out.emplace_back("tiny_bins_slots_lazy", lazy_slots);
   return out;
 }
 
-/// The numeric path a config must have taken: slot map whenever allowed and there is work.
+/// The numeric path a config must have taken: slot map whenever allowed and there is work (after
+/// the first numeric; with lazy_slot_map after the second, and never after the first).
 template <class Esc>
-void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string& what) {
+void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string& what, bool first = true) {
   const auto& s = esc.stats();
-  if (cfg.slot_map_limit_bytes > 0 && !cfg.drop_zeros && s.sum_work > 0) {
+  if (first && cfg.lazy_slot_map) {
+    EXPECT_EQ(s.slot_bytes, 0u) << what << ": lazy slot map built by the first numeric";
+  } else if (cfg.slot_map_limit_bytes > 0 && !cfg.drop_zeros && s.sum_work > 0) {
     EXPECT_GT(s.slot_bytes, 0u) << what << ": slot map not built";
     EXPECT_TRUE(s.slot_width == 2 || s.slot_width == 4) << what;
   } else {
@@ -102,9 +115,18 @@ void expect_numeric_path(const Esc& esc, const EscConfig& cfg, const std::string
 /// Numeric path of a numeric() that follows another one on the same structure: whenever a slot
 /// map was allocated (the first numeric after symbolic searches and fills it), through the
 /// gather plan built from it when the config allows one, else through the slot map.
+/// lazy_second: the second numeric of a lazy_slot_map config, which searches again and fills the
+/// slot map it has just made (neither the slot map nor a gather plan is used yet).
 template <class Esc>
-void expect_reuse_path(const Esc& esc, const std::string& what) {
+void expect_reuse_path(const Esc& esc, const std::string& what, bool lazy_second = false) {
   const auto& s = esc.stats();
+  if (lazy_second) {
+    EXPECT_FALSE(s.numeric_used_gather) << what;
+    EXPECT_FALSE(s.numeric_used_slots) << what;
+    EXPECT_EQ(s.gather_bytes, 0u) << what;
+    expect_numeric_path(esc, esc.config(), what, /*first=*/false);
+    return;
+  }
   const bool gather = s.slot_bytes > 0 && esc.config().gather_plan_limit_bytes > 0;
   EXPECT_EQ(s.numeric_used_gather, gather) << what;
   EXPECT_EQ(s.gather_bytes > 0, gather) << what;
@@ -129,7 +151,13 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "]"));
     EXPECT_EQ(esc.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz()));
     expect_numeric_path(esc, cfg, what + " [" + name + "]");
-    for (const char* nth : {"second numeric", "third numeric"}) {  // builds, then reuses the gather plan
+    if (cfg.lazy_slot_map) {  // the second numeric searches again, allocating and filling the slot map
+      poison_values(esc.C());
+      esc.numeric(A, B);
+      expect_reuse_path(esc, what + " [" + name + "], second numeric", /*lazy_second=*/true);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "], second numeric"));
+    }
+    for (const char* nth : {"next numeric", "the one after"}) {  // builds, then reuses the gather plan
       poison_values(esc.C());
       esc.numeric(A, B);
       expect_reuse_path(esc, what + " [" + name + "], " + nth);
@@ -436,12 +464,12 @@ TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
     EscSpgemm<Matrix> esc(cfg);
     esc.symbolic(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
     esc.numeric(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB));
-    for (int round = 0; round < 2; ++round) {
+    for (int round = 0; round < 3; ++round) {  // lazy_slot_map: round 0 fills the slot map
       const auto hA2 = revalue(hA, seed + 10 + round), hB2 = revalue(hB, seed + 20 + round);
       const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
       poison_values(esc.C());
       esc.numeric(A2, B2);
-      expect_reuse_path(esc, "reuse [" + name + "]");
+      expect_reuse_path(esc, "reuse [" + name + "]", cfg.lazy_slot_map && round == 0);
       const auto reused = kkperm::to_host(esc.C());
       EXPECT_TRUE(matches_reference(reused, reference_multiply(hA2, hB2), "reuse [" + name + "]"));
       const auto fresh = kkperm::to_host(kkperm::spgemm::esc_multiply(A2, B2, cfg));
@@ -451,6 +479,31 @@ TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
       // check above; on Serial (no concurrency) they are bitwise equal.
       if (kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
         EXPECT_EQ(reused.values, fresh.values);
+    }
+  }
+}
+
+// lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot
+// map and gather plan, its first numeric searches without one and the second makes it again.
+TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  EscConfig cfg;
+  cfg.lazy_slot_map = true;
+  EscSpgemm<Matrix> esc(cfg);
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto hA = random_csr(150 + 40 * pass, 120, 1, 12, seed + 10 * pass);
+    const auto hB = random_csr(120, 130, 1, 12, seed + 10 * pass + 1);
+    const auto ref = reference_multiply(hA, hB);
+    const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+    esc.symbolic(A, B);
+    for (int n = 0; n < 4; ++n) {
+      poison_values(esc.C());
+      esc.numeric(A, B);
+      const std::string what = "pass " + std::to_string(pass) + ", numeric " + std::to_string(n);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+      EXPECT_EQ(esc.stats().slot_bytes > 0 || esc.stats().gather_bytes > 0, n >= 1) << what;
+      EXPECT_EQ(esc.stats().numeric_used_gather, n >= 2) << what;
     }
   }
 }
@@ -801,7 +854,7 @@ TEST(EscSpgemm, Offset64ProductsMatchReference) {
     expect_numeric_path(esc, cfg, "int64 offsets [" + name + "]");
     Kokkos::deep_copy(esc.C().values, kkperm::test::poison<double>());
     esc.numeric(kkperm::to_device<Matrix64>(hA2), kkperm::to_device<Matrix64>(hB2));
-    expect_reuse_path(esc, "int64 reuse [" + name + "]");
+    expect_reuse_path(esc, "int64 reuse [" + name + "]", cfg.lazy_slot_map);
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, "int64 reuse [" + name + "]"));
   }
 }

@@ -130,6 +130,13 @@ struct EscConfig {
   /// memory_limit_bytes (the registry plan sets that to a fraction of device memory). Lower it
   /// to trade numeric re-setup speed for memory (Σ F_i · 2 or 4 bytes).
   std::size_t slot_map_limit_bytes = std::numeric_limits<std::size_t>::max();
+  /// The slot map is allocated and filled by the second numeric() after a symbolic() instead of
+  /// the first: the first (the one in a setup) then searches without recording, which saves the
+  /// slot offsets pass, the slot map's allocation and its writes (Σ F_i · 2 or 4 bytes) for
+  /// products computed once; re-setups reach the gather plan one numeric() later (the second
+  /// records, the third builds the gather plan). Off by default until a GPU A/B decides
+  /// (perf_test --esc-lazy-slots).
+  bool lazy_slot_map = false;
   /// Largest gather plan (per C entry the list of its products, Σ F_i · 8 + (nnz(C) + 1) · 4
   /// bytes) the second numeric() may build from the filled slot map; from then on numeric is one
   /// thread per C entry without atomics, and the slot map is released. 0: never (numeric stays on
@@ -204,7 +211,7 @@ struct EscStats {
   /// host wait for the bin counts) plus reorder_s (the per-bin launch plans: global-bin chunks,
   /// warp-row range).
   double analysis_s = 0, plan_sort_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
-  double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s
+  double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s (lazy_slot_map: of the second numeric_s)
   double count_s = 0;       ///< count pass + nnz(C) + per-bin maxima, part of symbolic_s
   double fill_s = 0;        ///< C's allocation, row_map scan and fill pass, part of symbolic_s
   double c_alloc_s = 0;     ///< host time of C's allocation(s) alone (wall clock of the call)
@@ -541,7 +548,9 @@ class EscSpgemm {
     release_stash();  // back to the pool
     const auto t_slots = clock_.mark();
     clock_.span(&stats_.fill_s, t_fill, t_slots);
-    build_slot_map(g, A.nnz());
+    slots_pending_ = cfg_.lazy_slot_map;
+    numerics_since_symbolic_ = 0;
+    build_slot_map(g, A.nnz(), /*allocate=*/!slots_pending_);
     const auto t_end = clock_.mark();
     clock_.span(&stats_.slot_build_s, t_slots, t_end);
     clock_.span(&stats_.symbolic_s, t0, t_end);
@@ -614,6 +623,13 @@ class EscSpgemm {
     auto t0 = clock_.mark();
     args_t g = direct ? make_args(A, B, work_view(), rowC_, C_.graph.entries, C_.values, true)
                       : make_args(A, B, work_view(), rowP_, entP_, valP_, false);
+    if (slots_pending_ && numerics_since_symbolic_ > 0) {  // lazy_slot_map: this one records
+      const auto t_s = clock_.mark();
+      build_slot_map(g, A.nnz(), /*allocate=*/true);
+      slots_pending_ = false;
+      clock_.span(&stats_.slot_build_s, t_s);
+    }
+    ++numerics_since_symbolic_;
     const bool searched = !slots_ready_ && !gather_ready_;
     if (slots_ready_ && !gather_ready_) build_gather_plan(g, A.nnz(), B.nnz());
     stats_.numeric_used_slots = slots_ready_ && !gather_ready_;
@@ -778,16 +794,17 @@ class EscSpgemm {
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
-  /// empty: numeric searches); the first numeric fills the slots. Not with drop_zeros
-  /// (numeric re-runs symbolic there).
-  void build_slot_map(const args_t& g, std::int64_t nnz_a) {
+  /// empty: numeric searches); the next numeric fills the slots. Not with drop_zeros
+  /// (numeric re-runs symbolic there). allocate == false (lazy_slot_map, from symbolic()): only
+  /// releases a previous map and resets its statistics; a later numeric() calls it again.
+  void build_slot_map(const args_t& g, std::int64_t nnz_a, bool allocate) {
     using exec = execution_space;
     slots_ready_ = false;
     release_slot_map();
     stats_.slot_bytes = 0;
     stats_.slot_width = 0;
     stats_.vector_length = esc_impl::vector_length_for<exec>(stats_.sum_work, nnz_a);
-    if (cfg_.drop_zeros || stats_.sum_work == 0) return;
+    if (!allocate || cfg_.drop_zeros || stats_.sum_work == 0) return;
     std::int64_t max_c = kThreadRowMax;
     for (int b = 1; b <= 3; ++b) max_c = std::max(max_c, bin_max_c_[b]);
     const int width = max_c <= 65536 ? 2 : 4;
@@ -1114,6 +1131,8 @@ class EscSpgemm {
   Kokkos::View<std::uint32_t*, device_type> slot32_;
   flag_view missing_{"kkperm::esc::missing"};      ///< raised by the search-based kernels
   bool slots_ready_ = false;                       ///< slot map filled by a numeric()
+  bool slots_pending_ = false;                     ///< lazy_slot_map: not allocated yet
+  int numerics_since_symbolic_ = 0;                ///< numeric() calls since the last symbolic()
   Kokkos::View<int*, device_type> gptr_;           ///< gather plan: list offsets per C entry
   Kokkos::View<std::uint64_t*, device_type> glist_;  ///< gather plan: (pa << 32) | pb per product
   bool gather_ready_ = false;                      ///< gather plan built (slot map released)
