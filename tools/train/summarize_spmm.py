@@ -2,7 +2,9 @@
 """Summarize kkperm_spmm JSON results (issue 4): per matrix the best candidate and the oracle
 speedups over (a) the own plain-CSR kernel (c_stationary), (b) cuSPARSE's best algorithm,
 (c) KK native; per permutation/format variant of the own kernels the max/mean/min speedup over
-plain CSR; how often each candidate is best; and a box plot PNG.
+plain CSR; how often each candidate is best; per layout of B and Y (a caller who does not convert
+them has only that layout's candidates) the best own candidate against cuSPARSE's best in the same
+layout; and a box plot PNG.
 
 A "case" is one (matrix, value_type, K). Only records with status "ok" count. Speedup = baseline
 median time / compared median time (> 1 means faster than the baseline).
@@ -78,11 +80,35 @@ def summarize(recs):
         {k: stats(v) for k, v in oracle.items()}, best_count, variant_speedups, oracle
 
 
+def layout_oracle(recs):
+    """Per layout ("left" = column-major B/Y, "right" = row-major): for every case with an own and a
+    cuSPARSE candidate of that layout, best cuSPARSE time / best own time, and the own winner."""
+    out = {}
+    for layout in ("left", "right"):
+        ratios, winners, rows = [], collections.Counter(), []
+        for (matrix, vt, K), cand in sorted(cases(recs).items()):
+            own = {c: r for c, r in cand.items()
+                   if r.get("layout") == layout and r.get("kernel") in OWN_KERNELS}
+            cus = [r["median_ms"] for r in cand.values()
+                   if r.get("layout") == layout and r.get("kernel", "").startswith("cusparse")]
+            if not own or not cus:
+                continue
+            best = min(own, key=lambda c: own[c]["median_ms"])
+            ratio = min(cus) / own[best]["median_ms"]
+            ratios.append(ratio)
+            winners[best] += 1
+            rows.append(dict(matrix=matrix, value_type=vt, K=K, best_own=best,
+                             best_own_ms=own[best]["median_ms"], cusparse_ms=min(cus), ratio=ratio))
+        out[layout] = dict(stats=stats(ratios), own_ahead=sum(1 for x in ratios if x > 1.0),
+                           winners=dict(winners), per_case=rows)
+    return out
+
+
 def fmt(x, spec="%.2f"):
     return "-" if x is None or (isinstance(x, float) and np.isnan(x)) else spec % x
 
 
-def markdown(per_case, variants, oracle, best_count, metas):
+def markdown(per_case, variants, oracle, best_count, metas, layouts=None):
     lines = ["# SpMM candidates: oracle summary", ""]
     devs = sorted({m.get("device", "?") for m in metas})
     lines += ["Device(s): " + ", ".join(devs), "",
@@ -100,6 +126,16 @@ def markdown(per_case, variants, oracle, best_count, metas):
         s = variants[k]
         lines.append("| %s | %d | %s | %s | %s | %s |" % (
             k, s["n"], fmt(s["max"]), fmt(s["mean"]), fmt(s["gmean"]), fmt(s["min"])))
+    if layouts:
+        lines += ["", "## Per layout of B and Y: best own candidate over cuSPARSE's best in that layout",
+                  "", "left = column-major (Tpetra's multivector layout), right = row-major.", "",
+                  "| layout | cases | own ahead | max | mean | geomean | min | own winners |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for layout, d in layouts.items():
+            s_ = d["stats"]
+            lines.append("| %s | %d | %d | %s | %s | %s | %s | %s |" % (
+                layout, s_["n"], d["own_ahead"], fmt(s_["max"]), fmt(s_["mean"]), fmt(s_["gmean"]),
+                fmt(s_["min"]), ", ".join("%s %d" % kv for kv in sorted(d["winners"].items()))))
     total = sum(best_count.values())
     lines += ["", "## How often each candidate is best", "", "| candidate | cases | share |",
               "|---|---|---|"]
@@ -147,14 +183,15 @@ def main(argv=None):
         print("summarize_spmm: no successful records in " + ", ".join(a.json), file=sys.stderr)
         return 1
     per_case, variants, oracle, best_count, vs, orc = summarize(recs)
-    md = markdown(per_case, variants, oracle, best_count, metas)
+    layouts = layout_oracle(recs)
+    md = markdown(per_case, variants, oracle, best_count, metas, layouts)
     with open(a.out_md, "w") as f:
         f.write(md)
     box_plot(a.out_png, vs, orc)
     if a.out_json:
         with open(a.out_json, "w") as f:
             json.dump(dict(per_case=per_case, variants=variants, oracle=oracle,
-                           best_count=dict(best_count)), f, indent=1)
+                           best_count=dict(best_count), layouts=layouts), f, indent=1)
     print(md)
     return 0
 
