@@ -85,15 +85,12 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
   // the slot map made and filled by the second numeric instead of the first
-  EscConfig lazy;
-  lazy.lazy_slot_map = true;
-  out.emplace_back("default_lazy_slots", lazy);
-  EscConfig lazy_perm = perm;
-  lazy_perm.lazy_slot_map = true;
-  out.emplace_back("tiny_bins_permuted_lazy_slots", lazy_perm);
-  EscConfig lazy_slots = slots;
-  lazy_slots.lazy_slot_map = true;
-  out.emplace_back("tiny_bins_slots_lazy", lazy_slots);
+  for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
+                           std::make_pair(std::string("tiny_bins_permuted"), perm),
+                           std::make_pair(std::string("tiny_bins_slots"), slots)}) {
+    cfg.lazy_slot_map = true;
+    out.emplace_back(name + "_lazy_slots", cfg);
+  }
   return out;
 }
 
