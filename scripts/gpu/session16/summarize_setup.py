@@ -18,6 +18,9 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tools" / "train"))
+from perf_json import amg_setups_ms, spgemm_setup_ms  # noqa: E402
+
 d = Path(sys.argv[1])
 names = sys.argv[2:]
 vname = lambda vi: names[vi] if vi < len(names) else f"v{vi}"
@@ -41,28 +44,11 @@ def ok_results(tool):
                 yield r, c
 
 
-ONE_PIPELINE = ("cusparse_alg1", "cusparse_alg2", "cusparse_alg3")
-
-
-def setup_of(r, c):
-    """The one-shot setup of a kkperm_spgemm row (see the module note on ALG1-3)."""
-    if c in ONE_PIPELINE and "split_setup_ms" not in r:
-        return r["symbolic_ms"]
-    return r.get("setup_ms", r["symbolic_ms"] + r["numeric_ms"])
-
-
-def amg_setups(r, c):
-    """(AMG setup, R(AP) setup) of a kkperm_amg row (see the module note on ALG1-3)."""
-    if c in ONE_PIPELINE and "split_setup_ms" not in r:
-        return r["ap_symbolic_ms"] + r["rap_symbolic_ms"], r["rap_symbolic_ms"]
-    return r["setup_ms"], r.get("rap_setup_ms", r["rap_symbolic_ms"] + r["rap_numeric_ms"])
-
-
 for r, c in ok_results("spgemm"):
     if "symbolic_ms" not in r:
         continue
     key = (r["matrix"], r["product"], c)
-    cells[key].append((setup_of(r, c), r["numeric_reuse_ms"], r["symbolic_ms"], r["numeric_ms"]))
+    cells[key].append((spgemm_setup_ms(r), r["numeric_reuse_ms"], r["symbolic_ms"], r["numeric_ms"]))
     m = re.search(r"phases_ms=([\d./e+-]+)", r.get("details", ""))
     if m:
         phases[key].append([float(x) for x in m.group(1).split("/")])
@@ -73,7 +59,7 @@ for r, c in ok_results("spgemm"):
     if m:
         calloc[key].append(float(m.group(1)))
 for r, c in ok_results("amg"):
-    total, rap = amg_setups(r, c)
+    total, rap = amg_setups_ms(r)
     amg[(r["matrix"], c)].append((total, r["resetup_numeric_ms"], rap))
 
 med = lambda xs, k: statistics.median(x[k] for x in xs)
