@@ -85,12 +85,10 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
     using exec = typename Matrix::execution_space;
-    if (this->candidate() == SpmmCandidate::row_major_left) {  // through the row-major buffers
+    if (this->candidate() == SpmmCandidate::row_major_left) {  // the row-major run on the buffers
       kernels::spmm::layout_copy(exec(), B, bt_);
       if (beta != value_type(0)) kernels::spmm::layout_copy(exec(), Y, yt_);  // else never read
-      kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, bt_, beta, yt_,
-                               split_, 0);
-      kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, yt_);
+      run_impl(alpha, b_right(bt_), beta, yt_);
       kernels::spmm::layout_copy(exec(), yt_, Y);
       return;
     }
@@ -147,7 +145,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   using split_t = kernels::spmm::RowSplit<device_type, typename Matrix::non_const_ordinal_type,
                                           typename Matrix::non_const_size_type>;
   split_t split_;
-  using rm_view = Kokkos::View<value_type**, Kokkos::LayoutRight, device_type>;
+  using rm_view = y_right;
   rm_view bt_, yt_;  ///< row_major_left's buffers (empty for the other candidates)
   perm_view perm_;
   bool permuted_space_ = false;
