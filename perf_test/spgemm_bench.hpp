@@ -33,7 +33,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
-  o.esc.lazy_slot_map = opt.has("--esc-lazy-slots");
+  o.esc.lazy_slot_map = !opt.has("--esc-eager-slots");  // --esc-lazy-slots: the default, still accepted
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
@@ -144,8 +144,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "guard: skip KK above this max row work (default 2^18 is a GUESS, not measured)",
            "262144"},
           {"--esc-lazy-slots", "",
-           "ESC: the second numeric (not the first) allocates and fills the slot map (one-shot "
-           "setups skip it; re-setups reach the gather plan one numeric later)"},
+           "ESC: the second numeric (not the first) allocates and fills the slot map: the default "
+           "since session 24, accepted for older scripts"},
+          {"--esc-eager-slots", "",
+           "ESC: the first numeric after symbolic allocates and fills the slot map (the default "
+           "before session 24; re-setups reach the gather plan one numeric sooner)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

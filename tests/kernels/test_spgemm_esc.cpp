@@ -84,12 +84,13 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
-  // the slot map made and filled by the second numeric instead of the first
+  // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
+  // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
                            std::make_pair(std::string("tiny_bins_permuted"), perm),
                            std::make_pair(std::string("tiny_bins_slots"), slots)}) {
-    cfg.lazy_slot_map = true;
-    out.emplace_back(name + "_lazy_slots", cfg);
+    cfg.lazy_slot_map = false;
+    out.emplace_back(name + "_eager_slots", cfg);
   }
   return out;
 }
@@ -273,11 +274,15 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     esc.numeric(dA, dB);
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
     expect_numeric_path(esc, cfg, what);
-    // numeric re-setup after a value change, every bin (slot map or search)
-    poison_values(esc.C());
-    esc.numeric(dA2, dB2);
-    expect_reuse_path(esc, what + ", reuse");
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, what + ", reuse"));
+    // numeric re-setups after a value change, every bin (lazy slot map: the first searches and
+    // fills the slot map, the second takes the gather plan or the slot map)
+    for (int r = 0; r < (cfg.lazy_slot_map ? 2 : 1); ++r) {
+      const std::string rw = what + ", reuse " + std::to_string(r);
+      poison_values(esc.C());
+      esc.numeric(dA2, dB2);
+      expect_reuse_path(esc, rw, cfg.lazy_slot_map && r == 0);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, rw));
+    }
     const auto& s = esc.stats();
     // bins: {0,1,31,32} thread; {33,735,736} warp; {737,6143,6144} block; {6145,9000} global.
     // Bin key is max(F_i, nnz(A row)) and nnz(A row) <= F_i here.
@@ -521,6 +526,7 @@ TEST(EscSpgemm, GatherNumericIsBitwiseReproducible) {
     esc.symbolic(A, B);
     esc.numeric(A, B);
     const auto searched = kkperm::to_host(esc.C());
+    if (cfg.lazy_slot_map) esc.numeric(A, B);  // searches again and fills the slot map
     std::vector<std::vector<double>> runs;
     for (int r = 0; r < 3; ++r) {
       poison_values(esc.C());
@@ -803,17 +809,22 @@ TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
   const auto dA = kkperm::to_device<Matrix>(A0), dB = kkperm::to_device<Matrix>(B);
   const auto A2 = revalue(A0, seed + 2), B2 = revalue(B, seed + 3);
   for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore})
-  for (const bool gather : {true, false}) {
+  for (const bool gather : {true, false})
+  for (const bool lazy : {true, false}) {
     EscConfig cfg;
     cfg.output_order = order;
+    cfg.lazy_slot_map = lazy;
     if (!gather) cfg.gather_plan_limit_bytes = 0;  // the 32-bit slot kernels themselves
     EscSpgemm<Matrix> esc(cfg);
     esc.symbolic(dA, dB);
-    EXPECT_EQ(esc.stats().slot_width, 4);
+    EXPECT_EQ(esc.stats().slot_width, lazy ? 0 : 4);
     EXPECT_GE(esc.stats().bin_rows[3], 1);  // row 0 (and rows of A touching 7000-entry B rows)
-    poison_values(esc.C());
-    esc.numeric(dA, dB);
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A0, B), "wide row"));
+    for (int n = 0; n < (lazy ? 2 : 1); ++n) {  // lazy: the second numeric makes the slot map
+      poison_values(esc.C());
+      esc.numeric(dA, dB);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(A0, B), "wide row"));
+    }
+    EXPECT_EQ(esc.stats().slot_width, 4);
     poison_values(esc.C());
     esc.numeric(kkperm::to_device<Matrix>(A2), kkperm::to_device<Matrix>(B2));
     EXPECT_EQ(esc.stats().numeric_used_gather, gather);  // built from the 32-bit slot map
@@ -822,7 +833,9 @@ TEST(EscSpgemm, SlotMapWideRowsUse32BitSlots) {
                                   "wide row, reuse"));
   }
   // every other product here has rows of ≤ 65536 entries: 16-bit slots
-  EscSpgemm<Matrix> small;
+  EscConfig eager;
+  eager.lazy_slot_map = false;
+  EscSpgemm<Matrix> small(eager);
   small.symbolic(kkperm::to_device<Matrix>(A), dB);
   if (small.stats().sum_work > 0) EXPECT_EQ(small.stats().slot_width, 2);
 }
@@ -870,40 +883,50 @@ TEST(EscSpgemm, CapacityErrorsStateWhatIsNeeded) {
     EXPECT_NE(std::string(e.what()).find("bytes in all"), std::string::npos) << e.what();
   }
   // memory limit between the product's needs without and with a slot map: C is built, the slot
-  // map is left out (numeric searches) instead of failing
-  EscSpgemm<Matrix> probe;
-  probe.symbolic(S, S);
-  const auto& ps = probe.stats();
-  ASSERT_GT(ps.slot_bytes, 0u);
-  EscConfig mid;
-  mid.memory_limit_bytes = ps.peak_bytes - ps.slot_bytes / 2;
-  EscSpgemm<Matrix> esc(mid);
-  esc.symbolic(S, S);
-  EXPECT_EQ(esc.stats().slot_bytes, 0u);
-  esc.numeric(S, S);
-  EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()),
-                                reference_multiply(kkperm::to_host(S), kkperm::to_host(S)),
-                                "no slot map under the memory limit"));
-  // memory limit that admits the slot map but not the gather plan: numeric stays on the slot map
-  EscSpgemm<Matrix> probe2;
-  probe2.symbolic(S, S);
-  probe2.numeric(S, S);
-  probe2.numeric(S, S);
-  ASSERT_GT(probe2.stats().gather_bytes, 0u);
-  EscConfig no_gather;
-  no_gather.memory_limit_bytes = ps.peak_bytes + probe2.stats().gather_bytes / 2;
-  EscSpgemm<Matrix> esc2(no_gather);
-  esc2.symbolic(S, S);
-  EXPECT_GT(esc2.stats().slot_bytes, 0u);
-  const auto S2 = kkperm::to_device<Matrix>(revalue(kkperm::to_host(S), 99));
-  for (int round = 0; round < 2; ++round) {
-    poison_values(esc2.C());
-    esc2.numeric(S2, S2);
+  // map is left out (numeric searches) instead of failing; with lazy_slot_map (the default) the
+  // slot map is made, or left out, by the second numeric
+  const auto hS = kkperm::to_host(S);
+  const auto S2 = kkperm::to_device<Matrix>(revalue(hS, 99));
+  const auto ref = reference_multiply(hS, hS), ref2 = reference_multiply(kkperm::to_host(S2), kkperm::to_host(S2));
+  for (const bool lazy : {true, false}) {
+    const std::string mode = lazy ? " (lazy slot map)" : " (eager slot map)";
+    const int makes = lazy ? 2 : 1;  // numerics up to and including the one that makes the slot map
+    EscConfig base;
+    base.lazy_slot_map = lazy;
+    EscSpgemm<Matrix> probe(base);
+    probe.symbolic(S, S);
+    const std::size_t peak_sym = probe.stats().peak_bytes;  // eager: with the slot map
+    for (int n = 0; n < makes; ++n) probe.numeric(S, S);
+    const std::size_t slot = probe.stats().slot_bytes;
+    ASSERT_GT(slot, 0u) << mode;
+    const std::size_t plain = lazy ? peak_sym : peak_sym - slot;  // plan + C + buffers
+    ASSERT_EQ(probe.stats().peak_bytes, plain + slot) << mode;
+    EscConfig mid = base;
+    mid.memory_limit_bytes = plain + slot / 2;
+    EscSpgemm<Matrix> esc(mid);
+    esc.symbolic(S, S);
+    for (int n = 0; n < makes + 1; ++n) {
+      poison_values(esc.C());
+      esc.numeric(S, S);
+      EXPECT_EQ(esc.stats().slot_bytes, 0u) << mode;
+      EXPECT_FALSE(esc.stats().numeric_used_slots || esc.stats().numeric_used_gather) << mode;
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "no slot map under the memory limit" + mode));
+    }
+    // memory limit that admits the slot map but not the gather plan: numeric stays on the slot map
+    probe.numeric(S, S);
+    ASSERT_GT(probe.stats().gather_bytes, 0u) << mode;
+    EscConfig no_gather = base;
+    no_gather.memory_limit_bytes = plain + slot + probe.stats().gather_bytes / 2;
+    EscSpgemm<Matrix> esc2(no_gather);
+    esc2.symbolic(S, S);
+    for (int round = 0; round < makes + 1; ++round) {
+      poison_values(esc2.C());
+      esc2.numeric(S2, S2);
+    }
+    EXPECT_GT(esc2.stats().slot_bytes, 0u) << mode;
+    EXPECT_TRUE(esc2.stats().numeric_used_slots) << mode;
+    EXPECT_FALSE(esc2.stats().numeric_used_gather) << mode;
+    EXPECT_EQ(esc2.stats().gather_bytes, 0u) << mode;
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc2.C()), ref2, "no gather plan under the memory limit" + mode));
   }
-  EXPECT_TRUE(esc2.stats().numeric_used_slots);
-  EXPECT_FALSE(esc2.stats().numeric_used_gather);
-  EXPECT_EQ(esc2.stats().gather_bytes, 0u);
-  EXPECT_TRUE(matches_reference(kkperm::to_host(esc2.C()),
-                                reference_multiply(kkperm::to_host(S2), kkperm::to_host(S2)),
-                                "no gather plan under the memory limit"));
 }

@@ -40,17 +40,20 @@
  *     global memory and reduced by key;
  *  4. expansion scales by A's value; contraction sums equal columns; explicit zeros (stored
  *     zeros or cancellation) are kept unless drop_zeros;
- *  5. symbolic = count pass + fill pass (columns only) + slot map allocation: for every product
+ *  5. symbolic = count pass + fill pass (columns only); slot map (allocated by the numeric that
+ *     fills it, or by symbolic when lazy_slot_map is off): for every product
  *     a_ik·b_kj the position of column j in C's sorted row (kept when it fits memory_limit_bytes
  *     and slot_map_limit_bytes: Σ F_i · (2 or 4) + 8 · (nnz(A) + 1) bytes, reported in
  *     EscStats::slot_bytes). numeric recomputes values only, reusing the structure and the bin
  *     plan. The first numeric after symbolic finds each product's position by binary search in
- *     C's row and records it in the slot map (one extra store per product, so a one-shot
- *     symbolic + numeric costs about what it did without a slot map); every later numeric goes
+ *     C's row; the second does the same and records the positions in the slot map, allocated
+ *     then (lazy_slot_map, the default: a one-shot symbolic + numeric pays for no slot map;
+ *     with it off the first numeric records); every later numeric goes
  *     through the slot map: per product one read of B's value and its slot, an atomic add into
  *     the row's accumulator (team scratch; C's values directly for the global bin), one write.
  *     Without a slot map every numeric searches.
- *  6. gather plan (the AMG re-setup path): the second numeric turns the filled slot map into,
+ *  6. gather plan (the AMG re-setup path): the numeric after the one that filled the slot map
+ *     (the third after symbolic; the second with lazy_slot_map off) turns it into,
  *     per entry of C, the list of its products (A index, B index; Σ F_i · 8 + (nnz(C) + 1) · 4
  *     bytes, EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
  *     memory_limit_bytes) and releases the slot map; that numeric and every later one is one
@@ -134,9 +137,12 @@ struct EscConfig {
   /// the first: the first (the one in a setup) then searches without recording, which saves the
   /// slot offsets pass, the slot map's allocation and its writes (Σ F_i · 2 or 4 bytes) for
   /// products computed once; re-setups reach the gather plan one numeric() later (the second
-  /// records, the third builds the gather plan). Off by default until a GPU A/B decides
-  /// (perf_test --esc-lazy-slots).
-  bool lazy_slot_map = false;
+  /// records, the third builds the gather plan). On by default since H100 run 147 (session 24,
+  /// median of 10 setup() calls, one run): every setup of the 2D 5-point, 3D 7-point and 3D
+  /// 27-point A², AP and R(AP) was faster (2D A² 1.618 -> 1.374 ms, 3D 7-point AP 1.894 -> 1.501,
+  /// R(AP) 0.692 -> 0.688, 1.072 -> 1.016, 0.620 -> 0.579), re-setups unchanged (steady state on
+  /// the gather plan). Off: perf_test --esc-eager-slots.
+  bool lazy_slot_map = true;
   /// Largest gather plan (per C entry the list of its products, Σ F_i · 8 + (nnz(C) + 1) · 4
   /// bytes) the second numeric() may build from the filled slot map; from then on numeric is one
   /// thread per C entry without atomics, and the slot map is released. 0: never (numeric stays on
