@@ -901,32 +901,33 @@ TEST(EscSpgemm, CapacityErrorsStateWhatIsNeeded) {
     ASSERT_GT(slot, 0u) << mode;
     const std::size_t plain = lazy ? peak_sym : peak_sym - slot;  // plan + C + buffers
     ASSERT_EQ(probe.stats().peak_bytes, plain + slot) << mode;
-    EscConfig mid = base;
-    mid.memory_limit_bytes = plain + slot / 2;
-    EscSpgemm<Matrix> esc(mid);
-    esc.symbolic(S, S);
-    for (int n = 0; n < makes + 1; ++n) {
-      poison_values(esc.C());
-      esc.numeric(S, S);
+    // symbolic and makes + 1 poisoned numerics of X·X under `limit`, `check` after each
+    const auto under_limit = [&](std::size_t limit, const Matrix& X, const auto& check) {
+      EscConfig cfg = base;
+      cfg.memory_limit_bytes = limit;
+      EscSpgemm<Matrix> esc(cfg);
+      esc.symbolic(X, X);
+      for (int n = 0; n <= makes; ++n) {
+        poison_values(esc.C());
+        esc.numeric(X, X);
+        check(esc, n);
+      }
+    };
+    under_limit(plain + slot / 2, S, [&](const EscSpgemm<Matrix>& esc, int) {
       EXPECT_EQ(esc.stats().slot_bytes, 0u) << mode;
       EXPECT_FALSE(esc.stats().numeric_used_slots || esc.stats().numeric_used_gather) << mode;
       EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "no slot map under the memory limit" + mode));
-    }
+    });
     // memory limit that admits the slot map but not the gather plan: numeric stays on the slot map
     probe.numeric(S, S);
     ASSERT_GT(probe.stats().gather_bytes, 0u) << mode;
-    EscConfig no_gather = base;
-    no_gather.memory_limit_bytes = plain + slot + probe.stats().gather_bytes / 2;
-    EscSpgemm<Matrix> esc2(no_gather);
-    esc2.symbolic(S, S);
-    for (int round = 0; round < makes + 1; ++round) {
-      poison_values(esc2.C());
-      esc2.numeric(S2, S2);
-    }
-    EXPECT_GT(esc2.stats().slot_bytes, 0u) << mode;
-    EXPECT_TRUE(esc2.stats().numeric_used_slots) << mode;
-    EXPECT_FALSE(esc2.stats().numeric_used_gather) << mode;
-    EXPECT_EQ(esc2.stats().gather_bytes, 0u) << mode;
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc2.C()), ref2, "no gather plan under the memory limit" + mode));
+    under_limit(plain + slot + probe.stats().gather_bytes / 2, S2, [&](const EscSpgemm<Matrix>& esc, int n) {
+      if (n < makes) return;  // the slot map is complete from here on
+      EXPECT_GT(esc.stats().slot_bytes, 0u) << mode;
+      EXPECT_TRUE(esc.stats().numeric_used_slots) << mode;
+      EXPECT_FALSE(esc.stats().numeric_used_gather) << mode;
+      EXPECT_EQ(esc.stats().gather_bytes, 0u) << mode;
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref2, "no gather plan under the memory limit" + mode));
+    });
   }
 }

@@ -11,9 +11,10 @@
  * time, one per lane (coalesced), and handed to the group by shuffles; U of them are consumed per
  * step with all U*R loads of B issued before the first use, so a lane has U*R independent loads
  * in flight instead of a chain of (entry, B) load pairs, and a row is written out when the stream
- * passes its end. When a row's entries give each lane G/2 loads of B or more on average (mean
- * entries × R: rows of 16 entries at R = 1, of 4 at R = 4), a batch's per-entry boundary checks
- * are pure overhead: each group then walks one row, plainly (row_major_row_walk). Host backends: a row a thread, plainly.
+ * passes its end. When the stored rows average G/2 entries or more, or at R = 4 (K > 64) when
+ * their entries give each lane G/2 loads of B (rows of 4 entries and more), a batch's per-entry
+ * boundary checks are pure overhead: each group then walks one row, plainly (row_major_row_walk).
+ * Host backends: a row a thread, plainly.
  * Optional column slabs (slab_cols): one launch per slab of columns, so that the slab of B a
  * launch gathers from can stay in L2 (slab_columns() sizes it).
  *
@@ -75,8 +76,8 @@ struct RowMajorConfig {
   /// Entries a lane group streams per batch of short rows, in lane-group widths (batch =
   /// batch_widths * G / mean row length rows, at least 1 and at most G - 1).
   static constexpr int batch_widths = KKPERM_SPMM_RM_BATCH_WIDTHS;
-  /// Stored rows averaging G / walk_divisor loads a lane or more (entries × R) take a row per lane
-  /// group (the plain walk) instead of batches.
+  /// Stored rows averaging G / walk_divisor entries or more (at R = 4: entries × 4) take a row
+  /// per lane group (the plain walk) instead of batches.
   static constexpr int walk_divisor = KKPERM_SPMM_RM_WALK_DIVISOR;
   /// Blocks per SM the launches ask registers for (Kokkos::LaunchBounds): 8 blocks of 128 threads
   /// allow 64 registers a thread.
@@ -313,11 +314,11 @@ KOKKOS_INLINE_FUNCTION void row_major_batch(const Entries& entries, const Values
 
 /**
  * One G-lane group computes one stored row [beg, end) into acc (columns base + lane + q*G): full
- * steps of U entries without predicates, then a tail of single entries. For rows of G/2 loads a
- * lane and more (mean entries × R) this beats the batch walk (H100 run 143, row_major candidate, 3D 27-point: K = 32
- * 1.04 vs 1.45 ms, K = 128 2.61 vs 3.26 ms; run 140: uniform 200k x 500, K = 32, 3.56 vs 4.60 ms),
- * whose per-entry row-boundary checks and predicated steps
- * only pay off when several short rows share a step. Every lane of `mask` calls this.
+ * steps of U entries without predicates, then a tail of single entries. For rows of G/2 entries
+ * and more (at R = 4: G/2 loads a lane, 4 entries) this beats the batch walk (H100 run 143,
+ * row_major candidate, 3D 27-point: K = 32 1.04 vs 1.45 ms, K = 128 2.61 vs 3.26 ms; run 140:
+ * uniform 200k x 500, K = 32, 3.56 vs 4.60 ms), whose per-entry row-boundary checks and
+ * predicated steps only pay off when several short rows share a step. Every lane of `mask` calls this.
  */
 template <int G, int R, class Entries, class Values, class BView, class V>
 KOKKOS_INLINE_FUNCTION void row_major_row_walk(const Entries& entries, const Values& values, const BView& B,
@@ -398,15 +399,19 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   const std::int64_t seg_len = split.seg_len;
   // short rows: a group streams a batch as one run (about batch_widths*G entries; at most G - 1
   // rows, as lane l holds row l's first entry and lane nb the batch's end); a row a group
-  // (row_major_row_walk) when a row's entries give each lane G / walk_divisor loads of B or more
-  // on average (mean entries × R accumulators): with R = 4 (K > 64) a 5-entry row keeps 20 loads
-  // a lane in flight, and the batches' row-boundary work only costs (H100 run 152, K = 128: 2D
-  // 5-point 1.335 -> 0.892 ms, 2D 9-point 1.243 -> 1.116, uniform 4 a row 3.635 -> 3.568, 3D
-  // 7-point 1.265 -> 1.294; at K = 32, R = 1, the batches stay: 2D 5-point 0.373 against 0.700)
+  // (row_major_row_walk) when rows average G / walk_divisor entries or more, and at R = 4
+  // (K > 64) already when a row's entries give each lane that many loads of B (mean entries × 4):
+  // a 5-entry row then keeps 20 loads a lane in flight and the batches' row-boundary work only
+  // costs. Measured on the H100, K = 128, walk against batches in one run (runs 152, 154):
+  // 2D 5-point 0.892 against 1.335 ms, 2D 9-point 1.119 / 1.242, uniform 4 a row 3.568 / 3.636,
+  // power law (mean 8) 6.081 / 6.173, but 3D 7-point 1.294 / 1.267 and arrow 1.253 / 1.211. At
+  // K = 64 (R = 2) the walk did not pay (2D 9-point 0.690 against 0.663, power law 3.120 / 3.101)
+  // and at K = 32 it lost 2x (2D 5-point 0.700 / 0.373): there the entry count alone decides.
   const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
   const int batch = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>(G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean))));
-  if (mean * R >= G / RowMajorConfig::walk_divisor) {  // a row a group, the plain walk
+  const std::int64_t walk_from = G / RowMajorConfig::walk_divisor;
+  if (mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
     const std::int64_t teams = (n_rows + groups - 1) / groups;
     constexpr int pass = G * R;
     Kokkos::parallel_for(
