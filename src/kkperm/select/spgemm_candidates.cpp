@@ -69,7 +69,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
   }
   double extra_bytes() const override {
     const auto& s = esc_.stats();
-    // the gather plan replaces the slot map once the second numeric built it
+    // the gather plan replaces the slot map once a numeric after its fill built it (lazy: the 3rd)
     return static_cast<double>(s.plan_bytes + s.buffer_bytes +
                                (s.gather_bytes > 0 ? s.gather_bytes : s.slot_bytes));
   }
