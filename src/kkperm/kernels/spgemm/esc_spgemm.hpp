@@ -144,7 +144,7 @@ struct EscConfig {
   /// the gather plan). Off: perf_test --esc-eager-slots.
   bool lazy_slot_map = true;
   /// Largest gather plan (per C entry the list of its products, Σ F_i · 8 + (nnz(C) + 1) · 4
-  /// bytes) the second numeric() may build from the filled slot map; from then on numeric is one
+  /// bytes) the numeric() after the slot map's fill may build from it; from then on numeric is one
   /// thread per C entry without atomics, and the slot map is released. 0: never (numeric stays on
   /// the slot map). Also needs Σ F_i, nnz(C) < 2^31 and nnz(A), nnz(B) < 2^32.
   std::size_t gather_plan_limit_bytes = std::numeric_limits<std::size_t>::max();
@@ -419,9 +419,9 @@ class EscSpgemm {
   }
   bool has_symbolic() const { return has_symbolic_; }
   /// Whether the next numeric() reads A's or B's index arrays. It does not once the gather plan
-  /// exists (built by the second numeric() after a symbolic(), unless drop_zeros): it then reads
-  /// only value arrays at positions fixed by symbolic(), in bounds whenever nnz(A) and nnz(B) are
-  /// unchanged (which numeric() checks on the host).
+  /// exists (built by the third numeric() after a symbolic(), the second with lazy_slot_map off;
+  /// never with drop_zeros): it then reads only value arrays at positions fixed by symbolic(),
+  /// in bounds whenever nnz(A) and nnz(B) are unchanged (which numeric() checks on the host).
   bool numeric_reads_indices() const { return cfg_.drop_zeros || !gather_ready_; }
   /// The product; valid after symbolic() (structure) and numeric() (values).
   const Matrix& C() const {
