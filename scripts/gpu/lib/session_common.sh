@@ -5,8 +5,11 @@
 # res_usage PATTERN [BINARY] [FILE]: registers/stack/shared/local of BINARY's (default
 #   NEW/kkperm_features) kernels whose name matches PATTERN (cuobjdump -res-usage) into R/FILE
 #   (default res_usage.txt).
+# capped T: T, or fewer seconds, so that a command started now ends by HARD_S seconds after the
+#   script started (default 570: inside the device call's 600 s limit, with time left to pack R;
+#   run 153 lost its files when one command started before DEADLINE_S ran past the limit).
 # run_tests [TIMEOUT]: runs the carried test executables NEW/kkperm_test_* (unless late; default
-#   300 s each), logging each rc in R/runs.txt.
+#   300 s each, capped), logging each rc in R/runs.txt.
 # tests_and_pack TAG: run_tests 300, then packs R into $OUT/TAG.tgz.
 # feature_rounds [ARGS...]: ROUNDS times (default 2) over S5_GENS, the kkperm_features of each
 #   variant in VARIANTS (default "old new": OLD, NEW; any other name: that folder beside NEW)
@@ -52,6 +55,12 @@ variant_tests() {
   done
 }
 late() { (( SECONDS > DEADLINE_S )) && { echo "skipped (deadline): $*" >> "$R/runs.txt"; return 0; }; return 1; }
+capped() {
+  local t=$1 r=$(( ${HARD_S:-570} - SECONDS ))
+  (( r < t )) && t=$r
+  (( t < 5 )) && t=5
+  echo "$t"
+}
 res_usage() {
   cuobjdump -res-usage ${2:-$NEW/kkperm_features} 2>&1 | grep -A1 "$1" \
     | grep -o "REG:[0-9]*\|STACK:[0-9]*\|SHARED:[0-9]*\|LOCAL:[0-9]*" | paste - - - - > "$R/${3:-res_usage.txt}" 2>&1
@@ -61,7 +70,7 @@ run_tests() {
   for t in $NEW/kkperm_test_*; do
     [[ -x $t ]] || continue  # no test executables carried
     late "$t" && continue
-    timeout ${1:-300} $t > "$R/$(basename $t).log" 2>&1
+    timeout "$(capped ${1:-300})" $t > "$R/$(basename $t).log" 2>&1
     echo "test $(basename $t) rc=$?" >> "$R/runs.txt"
   done
 }

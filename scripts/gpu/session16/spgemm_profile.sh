@@ -41,7 +41,7 @@ for rep in $(seq 1 ${ROUNDS:-1}); do
           [[ $tool == amg ]] && continue
           gen=${g#A2:}; prod="--products A2"
         fi
-        timeout 150 $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$cands" --repeat 10 --warmup 2 $extra \
+        timeout "$(capped 150)" $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$cands" --repeat 10 --warmup 2 $extra \
           --json "$R/${tool}_v${vi}_r${rep}_$i.json" > "$R/${tool}_v${vi}_r${rep}_$i.log" 2>&1
         echo "$tool v$vi=$v r$rep $i $g rc=$?" >> "$R/runs.txt"
       done

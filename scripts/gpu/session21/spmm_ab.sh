@@ -6,6 +6,8 @@
 #  1. per matrix of GENS (default: the 22-matrix generated set, parts PARTS of bench_spmm.sh):
 #     new/kkperm_spmm with CANDS (both layouts), then each other folder of BINS (default "new
 #     old") with OLD_CANDS (when it exists), K = KS, --repeat 10 --warmup 2 --budget-ms 200, f64; JSON per matrix and binary.
+#  Each command's timeout is capped so that the script ends by HARD_S (default 570 s) and packs
+#  its files even when a command started just before DEADLINE_S runs long.
 # Usage (GPU host, repo root): S21_CARRY=.carry/s21 PARTS="gen1 gen2" bash scripts/gpu/session21/spmm_ab.sh TAG
 #   -> $OUT/TAG.tgz (R/new_<i>.json, R/old_<i>.json, logs, runs.txt)
 set -uo pipefail
@@ -32,7 +34,7 @@ for g in "${G[@]}"; do
     [[ -x $C/$v/kkperm_spmm ]] || continue
     late "$v $g" && continue
     c=$CANDS; [[ $v != new ]] && c=$OLD_CANDS
-    timeout 240 $C/$v/kkperm_spmm --gen "$g" --candidates "$c" --K "$KS" --all-layouts --repeat 10 --warmup 2 \
+    timeout "$(capped 240)" $C/$v/kkperm_spmm --gen "$g" --candidates "$c" --K "$KS" --all-layouts --repeat 10 --warmup 2 \
       --budget-ms 200 --precision f64 --json "$R/${v}_$i.json" > "$R/${v}_$i.log" 2>&1
     echo "$v $i $g rc=$? t=$SECONDS" >> "$R/runs.txt"
   done
