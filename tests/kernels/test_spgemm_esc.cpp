@@ -885,9 +885,9 @@ TEST(EscSpgemm, CapacityErrorsStateWhatIsNeeded) {
   // memory limit between the product's needs without and with a slot map: C is built, the slot
   // map is left out (numeric searches) instead of failing; with lazy_slot_map (the default) the
   // slot map is made, or left out, by the second numeric
-  const auto hS = kkperm::to_host(S);
-  const auto S2 = kkperm::to_device<Matrix>(revalue(hS, 99));
-  const auto ref = reference_multiply(hS, hS), ref2 = reference_multiply(kkperm::to_host(S2), kkperm::to_host(S2));
+  const auto hS = kkperm::to_host(S), hS2 = revalue(hS, 99);
+  const auto S2 = kkperm::to_device<Matrix>(hS2);
+  const auto ref = reference_multiply(hS, hS), ref2 = reference_multiply(hS2, hS2);
   for (const bool lazy : {true, false}) {
     const std::string mode = lazy ? " (lazy slot map)" : " (eager slot map)";
     const int makes = lazy ? 2 : 1;  // numerics up to and including the one that makes the slot map

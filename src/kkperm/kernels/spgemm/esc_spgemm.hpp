@@ -217,7 +217,9 @@ struct EscStats {
   /// host wait for the bin counts) plus reorder_s (the per-bin launch plans: global-bin chunks,
   /// warp-row range).
   double analysis_s = 0, plan_sort_s = 0, reorder_s = 0, symbolic_s = 0, symbolic_restore_s = 0;
-  double slot_build_s = 0;  ///< slot map allocation + product offsets, part of symbolic_s (lazy_slot_map: of the second numeric_s)
+  /// slot map allocation + product offsets, part of symbolic_s (lazy_slot_map: of the second
+  /// numeric's numeric_s)
+  double slot_build_s = 0;
   double count_s = 0;       ///< count pass + nnz(C) + per-bin maxima, part of symbolic_s
   double fill_s = 0;        ///< C's allocation, row_map scan and fill pass, part of symbolic_s
   double c_alloc_s = 0;     ///< host time of C's allocation(s) alone (wall clock of the call)
