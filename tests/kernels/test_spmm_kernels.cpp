@@ -259,6 +259,54 @@ TYPED_TEST(SpmmKernels, LayoutCopyBothDirectionsExact) {
   EXPECT_THROW(ks::layout_copy(Exec(), a, b), std::logic_error);
 }
 
+// The corner cases are small enough that on a GPU both kernels shorten their serial work to fill
+// one wave (c_stationary: fewer rows a warp; row_major: batches of one row, the walk). Rows
+// enough for a full wave of teams at the longest settings (H100: 1056 c_stationary teams of 32
+// rows = 33792 rows; row_major batches of several rows from 2 x 8448 rows) keep the large-matrix
+// paths under test as well: 60000 short rows of 0..8 entries and seven of 1200 (with the default
+// split length, 512 at this size, these go to segments).
+TYPED_TEST(SpmmKernels, RowSetsLargerThanOneWaveMatchReference) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const ts::NamedMatrix M{"short_rows_60000", ts::random_rows(60000, 5000, seed, [](auto& r, int i) {
+                            return i % 9973 == 17 ? 1200 : std::uniform_int_distribution<int>(0, 8)(r);
+                          })};
+  std::uint64_t s = seed;
+  for (RowSet rs : {RowSet::plain, RowSet::dcsr_permuted})
+    for (int K : {32, 128}) {
+      run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s);
+      run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s);
+      run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s,
+                                       ks::default_split_length(static_cast<std::int64_t>(M.A.entries.size()),
+                                                                M.A.num_rows, ks::wave_rows<Exec>()));
+    }
+}
+
+// Split length: 4 x the mean row length, at least min_split (512), or min_split_small (64) for row
+// sets with fewer rows than one wave of lane groups and a row longer than small_split_from (256);
+// host spaces have no waves.
+TEST(SpmmKernelsSplit, DefaultLengthFollowsMeanAndWave) {
+  EXPECT_EQ(ks::default_split_length(1000, 100), 512);
+  EXPECT_EQ(ks::default_split_length(1000, 100, 101, 257), 64);
+  EXPECT_EQ(ks::default_split_length(1000, 100, 101, 256), 512);  // no row long enough
+  EXPECT_EQ(ks::default_split_length(1000, 100, 100, 900), 512);  // not fewer rows than a wave
+  EXPECT_EQ(ks::default_split_length(100000, 100, 101, 5000), 4000);
+  EXPECT_EQ(ks::default_split_length(100000, 100), 4000);
+  EXPECT_EQ(ks::default_split_length(0, 0, 10, 0), 512);
+  // the longest row, as build_split feeds it in
+  Kokkos::View<int*, Device> rm("rm", 5);
+  auto h = Kokkos::create_mirror_view(rm);
+  h(0) = 0, h(1) = 3, h(2) = 3, h(3) = 303, h(4) = 310;
+  Kokkos::deep_copy(rm, h);
+  EXPECT_EQ(ks::max_row_length(Exec(), rm), 300);
+  EXPECT_EQ(ks::max_row_length(Exec(), Kokkos::View<int*, Device>("none", 0)), 0);
+  if (ks::is_gpu_space<Exec>::value)
+    EXPECT_GE(ks::wave_rows<Exec>(), 4);
+  else
+    EXPECT_EQ(ks::wave_rows<Exec>(), 0);
+}
+
 TEST(SpmmKernelsSplit, RejectsNonPositiveLength) {
   Kokkos::View<int*, Device> rm("rm", 3), ids("ids", 0);
   EXPECT_THROW(ks::build_row_split(Exec(), rm, ids, 0), std::invalid_argument);

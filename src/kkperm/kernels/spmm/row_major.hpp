@@ -11,9 +11,11 @@
  * time, one per lane (coalesced), and handed to the group by shuffles; U of them are consumed per
  * step with all U*R loads of B issued before the first use, so a lane has U*R independent loads
  * in flight instead of a chain of (entry, B) load pairs, and a row is written out when the stream
- * passes its end. When the stored rows average G/2 entries or more, or at R = 4 (K > 64) when
- * their entries give each lane G/2 loads of B (rows of 4 entries and more), a batch's per-entry
- * boundary checks are pure overhead: each group then walks one row, plainly (row_major_row_walk).
+ * passes its end. Batches shrink until the launch has a full wave of resident teams (small
+ * matrices). When the stored rows average G/2 entries or more, or at R = 4 (K > 64) when
+ * their entries give each lane G/2 loads of B (rows of 4 entries and more), or a batch is one
+ * row, a batch's per-entry boundary checks are pure overhead: each group then walks one row,
+ * plainly (row_major_row_walk).
  * Host backends: a row a thread, plainly.
  * Optional column slabs (slab_cols): one launch per slab of columns, so that the slab of B a
  * launch gathers from can stay in L2 (slab_columns() sizes it).
@@ -72,6 +74,16 @@ struct RowMajorConfig {
   static constexpr int loads_in_flight = KKPERM_SPMM_RM_LOADS_IN_FLIGHT;
   /// Default split length: rows longer than max(min_split, split_factor * mean row length).
   static constexpr std::int64_t min_split = 512;
+  /// min_split for row sets with fewer stored rows than one wave of lane groups can take (small
+  /// matrices) whose longest row exceeds small_split_from: there the longest row's chain of
+  /// loads is the whole call, and a 512-entry segment is 64 dependent steps (H100 run 156,
+  /// adder_dcop_05, 1813 rows, one of 1310 entries, K = 32: 85.8 us against 20.2 us for cuSPARSE
+  /// ALG3; 23.3 us with 64-entry segments, run 157).
+  static constexpr std::int64_t min_split_small = 64;
+  /// Segments run after the row launch, so a split row costs a row chain plus a segment chain:
+  /// a small row set whose rows are all this long or shorter is not split (run 157, can_256,
+  /// rows up to 83 entries, K = 128: 16.8 us unsplit, 28.7 us in 64-entry segments).
+  static constexpr std::int64_t small_split_from = 4 * min_split_small;
   static constexpr std::int64_t split_factor = 4;
   /// Entries a lane group streams per batch of short rows, in lane-group widths (batch =
   /// batch_widths * G / mean row length rows, at least 1 and at most G - 1).
@@ -120,11 +132,45 @@ struct RowSplit {
   }
 };
 
-/// Split length for a row set of `nnz` entries over `rows` stored rows (RowMajorConfig).
-inline std::int64_t default_split_length(std::int64_t nnz, std::int64_t rows) {
+/// Split length for a row set of `nnz` entries over `rows` stored rows, the longest `max_row`
+/// entries (RowMajorConfig): split_factor x the mean, at least min_split; at least
+/// min_split_small instead for row sets of fewer than `small_rows` rows (wave_rows()) with a
+/// row longer than small_split_from.
+inline std::int64_t default_split_length(std::int64_t nnz, std::int64_t rows, std::int64_t small_rows = 0,
+                                         std::int64_t max_row = 0) {
   const std::int64_t mean = rows > 0 ? (nnz + rows - 1) / rows : 0;
   const std::int64_t s = RowMajorConfig::split_factor * mean;
-  return s > RowMajorConfig::min_split ? s : RowMajorConfig::min_split;
+  const bool small = rows < small_rows && max_row > RowMajorConfig::small_split_from;
+  const std::int64_t floor = small ? RowMajorConfig::min_split_small : RowMajorConfig::min_split;
+  return s > floor ? s : floor;
+}
+
+/// Entries of the longest stored row of `row_map` (0 without rows).
+template <class ExecSpace, class RowMap>
+std::int64_t max_row_length(const ExecSpace& exec, const RowMap& row_map) {
+  const std::int64_t n = stored_rows(row_map);
+  std::int64_t m = 0;
+  if (n == 0) return m;
+  Kokkos::parallel_reduce(
+      "kkperm::spmm::max_row", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& mx) {
+        const std::int64_t len = static_cast<std::int64_t>(row_map(p + 1) - row_map(p));
+        if (len > mx) mx = len;
+      },
+      Kokkos::Max<std::int64_t>(m));
+  return m;
+}
+
+/// Rows one wave of row_major lane groups takes at once on ExecSpace (32-lane groups, the
+/// fewest per team); 0 on host spaces, where waves do not apply.
+template <class ExecSpace>
+inline std::int64_t wave_rows() {
+  if constexpr (is_gpu_space<ExecSpace>::value) {
+    constexpr int T = RowMajorConfig::warps_per_team * RowMajorConfig::warp_size;
+    return std::int64_t(T / RowMajorConfig::warp_size) * resident_teams<ExecSpace>(T);
+  } else {
+    return 0;
+  }
 }
 
 /**
@@ -407,11 +453,17 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   // power law (mean 8) 6.081 / 6.173, but 3D 7-point 1.294 / 1.267 and arrow 1.253 / 1.211. At
   // K = 64 (R = 2) the walk did not pay (2D 9-point 0.690 against 0.663, power law 3.120 / 3.101)
   // and at K = 32 it lost 2x (2D 5-point 0.700 / 0.373): there the entry count alone decides.
+  // A batch is a chain of dependent loads walked by one group; on a small matrix, batches that
+  // leave fewer teams than the device keeps resident only lengthen the chains while SMs idle, so
+  // the batch shrinks until the launch fills one wave (a batch of one row is the plain walk).
+  // H100 run 156, 1138_bus (1138 rows, K = 32): 24.0 us against 9.7 us for cuSPARSE ALG3.
   const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
+  const std::int64_t wave = std::int64_t(groups) * resident_teams<ExecSpace>(T);
   const int batch = static_cast<int>(std::max<std::int64_t>(
-      1, std::min<std::int64_t>(G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean))));
+      1, std::min<std::int64_t>({G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean),
+                                 n_rows / wave})));
   const std::int64_t walk_from = G / RowMajorConfig::walk_divisor;
-  if (mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
+  if (batch == 1 || mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
     const std::int64_t teams = (n_rows + groups - 1) / groups;
     constexpr int pass = G * R;
     Kokkos::parallel_for(

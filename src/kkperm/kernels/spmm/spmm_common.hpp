@@ -17,6 +17,8 @@
  */
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 namespace kkperm::kernels::spmm {
@@ -28,6 +30,15 @@ struct is_gpu_space : std::false_type {};
 template <>
 struct is_gpu_space<Kokkos::Cuda> : std::true_type {};
 #endif
+
+/// Teams of `team_threads` threads the device keeps resident at once (at least 1): one full
+/// wave. Below that many teams a launch leaves SMs idle, and the kernels below shorten each
+/// team's serial work instead (small matrices, where every chained load's latency shows).
+template <class ExecSpace>
+inline std::int64_t resident_teams(int team_threads) {
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(ExecSpace().concurrency()) /
+                                       std::max(1, team_threads));
+}
 
 /// Number of stored rows of a row_map view (a 0-length row_map means 0 rows, as KK allows).
 template <class RowMap>
