@@ -1668,8 +1668,8 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::i
         if (final) gptr(e) = upd;
         if (e < nnz_c) upd += cnt(e);
       });
-  // positions count up from 0 again
-  Kokkos::deep_copy(cnt, 0);
+  // positions count up from 0 again (on the instance's stream: no host fence in the build)
+  Kokkos::deep_copy(Exec(), cnt, 0);
   // rows with F_i <= kOrderedFillMax: walked in product order, owning their C entries (no
   // atomics); one thread a row, or a warp a row (gather_fill_ordered_warp) when the caller
   // passes `ordered_fill`
