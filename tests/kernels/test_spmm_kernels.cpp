@@ -14,6 +14,7 @@
 #include "common/test_utils.hpp"
 #include "kernels/spmm_test_helpers.hpp"
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/formats/spmv_formats.hpp"
 #include "kkperm/kernels/spmm/c_stationary.hpp"
 #include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/reference.hpp"
@@ -294,17 +295,19 @@ TEST(SpmmKernelsSplit, DefaultLengthFollowsMeanAndWave) {
   EXPECT_EQ(ks::default_split_length(100000, 100, 101, 5000), 4000);
   EXPECT_EQ(ks::default_split_length(100000, 100), 4000);
   EXPECT_EQ(ks::default_split_length(0, 0, 10, 0), 512);
-  // the longest row, as build_split feeds it in
+  // the longest row, as build_split feeds it in (formats::device_max_row_length)
   Kokkos::View<int*, Device> rm("rm", 5);
   auto h = Kokkos::create_mirror_view(rm);
   h(0) = 0, h(1) = 3, h(2) = 3, h(3) = 303, h(4) = 310;
   Kokkos::deep_copy(rm, h);
-  EXPECT_EQ(ks::max_row_length(Exec(), rm), 300);
-  EXPECT_EQ(ks::max_row_length(Exec(), Kokkos::View<int*, Device>("none", 0)), 0);
-  if (ks::is_gpu_space<Exec>::value)
+  EXPECT_EQ(kkperm::formats::device_max_row_length<Exec>(rm), 300);
+  EXPECT_EQ(kkperm::formats::device_max_row_length<Exec>(Kokkos::View<int*, Device>("none", 0)), 0);
+  if (ks::is_gpu_space<Exec>::value) {
     EXPECT_GE(ks::wave_rows<Exec>(), 4);
-  else
+    EXPECT_EQ(ks::wave_rows<Exec>(8), 4 * ks::wave_rows<Exec>());  // 8-lane groups: 4x the rows
+  } else {
     EXPECT_EQ(ks::wave_rows<Exec>(), 0);
+  }
 }
 
 TEST(SpmmKernelsSplit, RejectsNonPositiveLength) {

@@ -7,6 +7,7 @@
  */
 #include <string>
 
+#include "kkperm/formats/spmv_formats.hpp"
 #include "kkperm/kernels/spmm/c_stationary.hpp"
 #include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
@@ -139,7 +140,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     using exec = typename Matrix::execution_space;
     const std::int64_t wave = kernels::spmm::wave_rows<exec>();
     // the longest row: only small row sets need it (default_split_length)
-    const std::int64_t max_row = rs_.stored_rows < wave ? kernels::spmm::max_row_length(exec(), rs_.row_map) : 0;
+    const std::int64_t max_row = rs_.stored_rows < wave ? formats::device_max_row_length<exec>(rs_.row_map) : 0;
     const auto len = kernels::spmm::default_split_length(static_cast<std::int64_t>(rs_.entries.extent(0)),
                                                          rs_.stored_rows, wave, max_row);
     split_ = kernels::spmm::build_row_split(exec(), rs_.row_map, rs_.row_ids, len);

@@ -1643,8 +1643,8 @@ void for_each_product_dest(const char* label, const Args& g, std::int64_t n, std
       });
 }
 
-/// Builds gptr (nnz(C) + 1) and glist (Σ F_i) from the slot map; cnt: nnz(C) ints, zeroed by the
-/// caller (scratch); inv: n ints (filled here when the destination is permuted). `ordered_fill`,
+/// Builds gptr (nnz(C) + 1) and glist (Σ F_i) from the slot map; cnt: nnz(C) ints of scratch
+/// (zeroed here); inv: n ints (filled here when the destination is permuted). `ordered_fill`,
 /// when set, fills the lists of the rows with F_i <= kOrderedFillMax in product order (after
 /// gptr and the zeroed cnt exist) instead of the thread-per-row loop here (a std::function: see
 /// build_plan_cuda on nvcc and local lambda types).
@@ -1659,6 +1659,8 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::i
         "kkperm::spgemm::esc::gather_inverse_perm", Kokkos::RangePolicy<Exec>(0, n),
         KOKKOS_LAMBDA(const std::int64_t p) { inv(perm(p)) = static_cast<int>(p); });
   }
+  // counts, then positions, count up from 0 (fills on the instance's stream: no host fence)
+  Kokkos::deep_copy(Exec(), cnt, 0);
   for_each_product_dest<Exec>(
       "kkperm::spgemm::esc::gather_count", g, n, nnz_a, aprod, slot, inv, -1,
       KOKKOS_LAMBDA(std::int64_t, std::int64_t, std::int64_t e) { Kokkos::atomic_increment(&cnt(e)); });
@@ -1668,7 +1670,6 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::i
         if (final) gptr(e) = upd;
         if (e < nnz_c) upd += cnt(e);
       });
-  // positions count up from 0 again (on the instance's stream: no host fence in the build)
   Kokkos::deep_copy(Exec(), cnt, 0);
   // rows with F_i <= kOrderedFillMax: walked in product order, owning their C entries (no
   // atomics); one thread a row, or a warp a row (gather_fill_ordered_warp) when the caller

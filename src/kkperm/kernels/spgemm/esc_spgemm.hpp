@@ -762,23 +762,14 @@ class EscSpgemm {
     pooled_t<int> cnt_mem, inv_mem;
     Kokkos::View<int*, device_type> cnt, inv;
     try {
-      if (from_pool) {
-        gptr_ = pooled(gptr_mem_, "kkperm::esc::gather_ptr", nnz_c + 1);
-        glist_ = pooled(glist_mem_, "kkperm::esc::gather_list", sum);
-        cnt = pooled(cnt_mem, "kkperm::esc::gather_count", nnz_c);
-        inv = pooled(inv_mem, "kkperm::esc::gather_inv", g.direct ? 0 : n);
-      } else {
-        const auto uninit = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
-        gptr_ = Kokkos::View<int*, device_type>(uninit("kkperm::esc::gather_ptr"), nnz_c + 1);
-        glist_ = Kokkos::View<std::uint64_t*, device_type>(uninit("kkperm::esc::gather_list"), sum);
-        cnt = Kokkos::View<int*, device_type>(uninit("kkperm::esc::gather_count"), nnz_c);
-        inv = Kokkos::View<int*, device_type>(uninit("kkperm::esc::gather_inv"), g.direct ? 0 : n);
-      }
+      gptr_ = pooled_if(from_pool, gptr_mem_, "kkperm::esc::gather_ptr", nnz_c + 1);
+      glist_ = pooled_if(from_pool, glist_mem_, "kkperm::esc::gather_list", sum);
+      cnt = pooled_if(from_pool, cnt_mem, "kkperm::esc::gather_count", nnz_c);
+      inv = pooled_if(from_pool, inv_mem, "kkperm::esc::gather_inv", g.direct ? 0 : n);
     } catch (const std::exception&) {  // not enough memory: stay on the slot map
       release_gather_plan();
       return;
     }
-    Kokkos::deep_copy(exec(), cnt, 0);  // counts start at zero (stream-ordered, no fence)
     if (slot16_.extent(0) > 0)
       build_gather_lists(g, n, nnz_a, nnz_c, slot16_, inv, cnt);
     else
@@ -957,6 +948,16 @@ class EscSpgemm {
     holder = pooled_t<T>();  // release first: the peak is the new size, not both
     holder = pooled_t<T>(label, static_cast<std::size_t>(n));
     return holder.view();
+  }
+  /// pooled(holder, label, n) when `from_pool`; else releases `holder` and returns an uninitialized
+  /// Kokkos View of its own.
+  template <class T>
+  static Kokkos::View<T*, device_type> pooled_if(bool from_pool, pooled_t<T>& holder, const char* label,
+                                                 std::int64_t n) {
+    if (from_pool) return pooled(holder, label, n);
+    holder = pooled_t<T>();
+    return Kokkos::View<T*, device_type>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                         static_cast<std::size_t>(n));
   }
   /// A block for C (or its permuted copy), as EscConfig::c_from_pool says; the host time of the
   /// call adds to stats_.c_alloc_s (reset by symbolic()).

@@ -145,30 +145,15 @@ inline std::int64_t default_split_length(std::int64_t nnz, std::int64_t rows, st
   return s > floor ? s : floor;
 }
 
-/// Entries of the longest stored row of `row_map` (0 without rows).
-template <class ExecSpace, class RowMap>
-std::int64_t max_row_length(const ExecSpace& exec, const RowMap& row_map) {
-  const std::int64_t n = stored_rows(row_map);
-  std::int64_t m = 0;
-  if (n == 0) return m;
-  Kokkos::parallel_reduce(
-      "kkperm::spmm::max_row", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
-      KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& mx) {
-        const std::int64_t len = static_cast<std::int64_t>(row_map(p + 1) - row_map(p));
-        if (len > mx) mx = len;
-      },
-      Kokkos::Max<std::int64_t>(m));
-  return m;
-}
-
-/// Rows one wave of row_major lane groups takes at once on ExecSpace (32-lane groups, the
-/// fewest per team); 0 on host spaces, where waves do not apply.
+/// Rows one wave of row_major lane groups of G lanes takes at once on ExecSpace (default: 32-lane
+/// groups, the fewest per team); 0 on host spaces, where waves do not apply.
 template <class ExecSpace>
-inline std::int64_t wave_rows() {
+inline std::int64_t wave_rows(int G = RowMajorConfig::warp_size) {
   if constexpr (is_gpu_space<ExecSpace>::value) {
     constexpr int T = RowMajorConfig::warps_per_team * RowMajorConfig::warp_size;
-    return std::int64_t(T / RowMajorConfig::warp_size) * resident_teams<ExecSpace>(T);
+    return std::int64_t(T / G) * resident_teams<ExecSpace>(T);
   } else {
+    (void)G;
     return 0;
   }
 }
@@ -458,10 +443,9 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   // the batch shrinks until the launch fills one wave (a batch of one row is the plain walk).
   // H100 run 156, 1138_bus (1138 rows, K = 32): 24.0 us against 9.7 us for cuSPARSE ALG3.
   const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
-  const std::int64_t wave = std::int64_t(groups) * resident_teams<ExecSpace>(T);
   const int batch = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>({G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean),
-                                 n_rows / wave})));
+                                 n_rows / wave_rows<ExecSpace>(G)})));
   const std::int64_t walk_from = G / RowMajorConfig::walk_divisor;
   if (batch == 1 || mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
     const std::int64_t teams = (n_rows + groups - 1) / groups;
