@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   kkperm::perf::KokkosSession kokkos(opt);
-  const auto po = kkperm::perf::spgemm_options_from(opt);
+  kkperm::SpgemmPlanOptions po;
+  if (!kkperm::perf::spgemm_options_or_report(opt, po)) return 2;
   kkperm::perf::ResultWriter out(opt, tool);
   out.set_meta("device", kkperm::perf::device_name());
   kkperm::perf::set_guard_meta(out, po);

@@ -45,10 +45,27 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   const double gather_mib = opt.get_double("--esc-gather-mib", -1);
   if (gather_mib >= 0) o.esc.gather_plan_limit_bytes = static_cast<std::size_t>(gather_mib * 1048576.0);
   o.esc.gather_lanes = static_cast<int>(opt.get_double("--esc-gather-lanes", 0));
+  o.esc.gather_build_lanes = static_cast<int>(opt.get_double("--esc-gather-build-lanes", 0));
+  const double row_bytes = opt.get_double("--esc-gather-row-bytes", double(o.esc.gather_build_row_bytes));
+  KKPERM_REQUIRE(row_bytes >= 0 && row_bytes <= 1e9, "--esc-gather-row-bytes " << row_bytes << " outside [0, 1e9]");
+  o.esc.gather_build_row_bytes = static_cast<std::size_t>(row_bytes);
+  o.esc.gather_build_match = opt.has("--esc-gather-build-match");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
   return o;
+}
+
+/// spgemm_options_from, or false after printing why (a bad --esc-* / --kk-* value: the tool exits
+/// 2 with the message instead of ending on an uncaught exception).
+inline bool spgemm_options_or_report(const Options& opt, kkperm::SpgemmPlanOptions& po) {
+  try {
+    po = spgemm_options_from(opt);
+    return true;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << e.what() << "\n";
+    return false;
+  }
 }
 
 /// Metadata every SpGEMM perf result carries: the guard limit in force and where it comes from.
@@ -112,6 +129,17 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "vector lanes per C entry in the ESC gather numeric (power of two <= 32; 0: 32 when "
            "the mean products per entry is >= 32, else 1)",
            "0"},
+          {"--esc-gather-build-lanes", "N",
+           "lanes a row of the kernel building the ESC gather plan (1, 8, 16 or 32; 0: from the "
+           "mean products a row)",
+           "0"},
+          {"--esc-gather-row-bytes", "N",
+           "team scratch bytes a row of the ESC gather build may stage its counts and lists in "
+           "(0: all rows in global memory)",
+           "12288"},
+          {"--esc-gather-build-match", "",
+           "ESC gather build: rows staged in scratch order a round's products by warp match "
+           "(default: scratch atomics, then each list sorted)"},
           {"--esc-team-sort", "",
            "ESC symbolic warp/block bins: bitonic sort of the expanded row (default: hash table)"},
           {"--esc-team-rows", "",

@@ -25,6 +25,7 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   tiny.warp_max = 9;
   tiny.team_max = 40;
   tiny.global_buffer_bytes = 1024;
+  tiny.gather_ordered_max = 6;  // most rows take the gather plan's long-row (atomic) passes
   out.emplace_back("tiny_bins", tiny);
   EscConfig perm = tiny;
   perm.output_order = EscOutputOrder::permuted_then_restore;
@@ -38,6 +39,17 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig lanes = perm;
   lanes.gather_lanes = 4;  // vector lanes per C entry in the gather numeric (auto gives 1 on host)
   out.emplace_back("tiny_bins_permuted_gather_lanes4", lanes);
+  EscConfig build32 = tiny;
+  build32.gather_build_lanes = 32;      // the gather lists' lane-group kernel (one lane on host)
+  build32.gather_build_row_bytes = 160;  // short rows staged in scratch, the others in global memory
+  out.emplace_back("tiny_bins_gather_build_lanes32", build32);
+  EscConfig build8 = permd;
+  build8.gather_build_lanes = 8;
+  out.emplace_back("default_permuted_gather_build_lanes8", build8);
+  EscConfig build16 = permd;
+  build16.gather_build_lanes = 16;
+  build16.gather_build_row_bytes = 0;  // every row in global memory
+  out.emplace_back("default_permuted_gather_build_lanes16_global", build16);
   EscConfig slots = tiny;
   slots.gather_plan_limit_bytes = 0;
   out.emplace_back("tiny_bins_slots", slots);
@@ -511,17 +523,32 @@ TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {
 }
 
 // The gather plan keeps each product list in product order for rows of C with up to 4096
-// products (filled by one thread per row), so repeated re-setups give bitwise-equal values on a
-// GPU too, and they equal the search path's values on host backends.
+// products (filled by a thread or a lane group per row), so repeated re-setups give bitwise-equal
+// values on a GPU too, whichever kernel built the lists, and they equal the search path's values
+// on host backends.
 TEST(EscSpgemm, GatherNumericIsBitwiseReproducible) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
   const auto hA = random_csr(400, 300, 0, 20, seed);
   const auto hB = random_csr(300, 350, 0, 20, seed + 1);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
-  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore}) {
+  std::vector<double> first_build;  // values of the first (order, lanes) case
+  // lanes a row of the build kernel, its scratch a row, warp-match order in scratch: a thread a
+  // row; lane groups with the rows staged in scratch (all, some, none)
+  struct Build {
+    int lanes;
+    std::size_t row_bytes;
+    bool match;
+  };
+  const Build builds[] = {{1, 0, false},    {8, 12288, false},  {16, 0, false},
+                          {32, 12288, false}, {32, 400, false}, {32, 400, true}};
+  for (auto order : {EscOutputOrder::direct, EscOutputOrder::permuted_then_restore})
+  for (const auto& [build_lanes, row_bytes, match] : builds) {
     EscConfig cfg;
     cfg.output_order = order;
+    cfg.gather_build_lanes = build_lanes;
+    cfg.gather_build_row_bytes = row_bytes;
+    cfg.gather_build_match = match;
     EscSpgemm<Matrix> esc(cfg);
     esc.symbolic(A, B);
     esc.numeric(A, B);
@@ -537,6 +564,10 @@ TEST(EscSpgemm, GatherNumericIsBitwiseReproducible) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(hA, hB), "gather"));
     EXPECT_EQ(runs[0], runs[1]);
     EXPECT_EQ(runs[0], runs[2]);
+    EXPECT_EQ(esc.stats().gather_build_lanes, build_lanes);
+    if (first_build.empty()) first_build = runs[0];
+    EXPECT_EQ(runs[0], first_build) << "build lanes " << build_lanes << ", row bytes " << row_bytes
+                                    << ", match " << match;
     if (kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
       EXPECT_EQ(runs[0], searched.values);
   }
@@ -663,6 +694,16 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EscConfig c3;
     c3.gather_lanes = bad_lanes;
     EXPECT_THROW(EscSpgemm<Matrix>{c3}, std::invalid_argument) << bad_lanes;
+  }
+  for (int bad_lanes : {-1, 2, 4, 12, 64}) {  // gather build lanes: 0 (auto), 1, 8, 16 or 32
+    EscConfig c5;
+    c5.gather_build_lanes = bad_lanes;
+    EXPECT_THROW(EscSpgemm<Matrix>{c5}, std::invalid_argument) << bad_lanes;
+  }
+  {
+    EscConfig c6;
+    c6.gather_ordered_max = -1;
+    EXPECT_THROW(EscSpgemm<Matrix>{c6}, std::invalid_argument);
   }
   for (int bad_lanes : {-1, 1, 4, 12, 64}) {  // warp-row lanes: 0 (auto), 8, 16 or 32
     EscConfig c4;

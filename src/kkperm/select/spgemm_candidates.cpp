@@ -57,6 +57,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " last_numeric_used_slots=" << s.numeric_used_slots
        << " gather_bytes=" << s.gather_bytes << " gather_build_ms=" << 1e3 * s.gather_build_s
        << " last_numeric_used_gather=" << s.numeric_used_gather << " gather_lanes=" << s.gather_lanes
+       << " gather_build_lanes=" << s.gather_build_lanes
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes
        << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows

@@ -1597,13 +1597,14 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
 // of dependent loads and shared-memory atomics). Memory: Σ F_i · 8 + (nnz(C) + 1) · 4 bytes
 // (EscStats::gather_bytes), plus nnz(C) + n ints while it is built. Within one entry the
 // products (so the terms of the sum) are in product order (A index, then B index) in every row
-// of C with F_i <= kOrderedFillMax — bitwise reproducible from run to run, and on host backends
+// of C with F_i <= EscConfig::gather_ordered_max (4096) — bitwise reproducible from run to run, and on host backends
 // equal to the search path's order; rows above keep the order the GPU fill's atomics gave.
 // ---------------------------------------------------------------------------------------------
 
-/// Rows with at most this many products are filled by one thread walking the row in product
-/// order (no atomics: the row's C entries are its own); longer rows by one thread per A nonzero
-/// with atomic positions (a thread walking a hub row would serialise the build). An insertion
+/// Rows with at most this many products get their lists in product order (the value of
+/// EscConfig::gather_ordered_max, which the builder takes): the row's thread or warp owns its C entries and walks the row
+/// in product order (no atomics); longer rows are walked by a team, one thread per A nonzero, with
+/// atomic positions (a thread or warp walking a hub row would serialise the build). An insertion
 /// sort of the lists after an all-atomic fill gave the same order but made the build up to 14x
 /// slower (H100, session 7, run 37: 0.66 -> 9.0 ms for RAP of the 3D 27-point Laplacian).
 inline constexpr std::int64_t kOrderedFillMax = 4096;
@@ -1613,88 +1614,88 @@ KOKKOS_INLINE_FUNCTION std::uint64_t pack_product(std::int64_t pa, std::int64_t 
   return (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(pb);
 }
 
-/// Row of A nonzero pa: the i with rowA(i) <= pa < rowA(i + 1) (binary search; empty rows skipped).
-template <class RowA>
-KOKKOS_INLINE_FUNCTION std::int64_t row_of_entry(const RowA& rowA, std::int64_t n, std::int64_t pa) {
-  std::int64_t lo = 0, hi = n;  // rowA(lo) <= pa < rowA(hi)
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (static_cast<std::int64_t>(rowA(mid)) <= pa) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/// Calls f(pa, pb, e) for every product of A nonzero pa (pb: B's nonzero, e: its destination
-/// entry, from the slot map), one thread per A nonzero; with `min_work` >= 0 only for rows with
-/// F_i > min_work. inv: plan position of each row (used when the destination is in permuted order).
-template <class Exec, class Args, class AprodView, class SlotView, class InvView, class F>
-void for_each_product_dest(const char* label, const Args& g, std::int64_t n, std::int64_t nnz_a,
-                           const AprodView& aprod, const SlotView& slot, const InvView& inv,
-                           std::int64_t min_work, const F& f) {
-  Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec>(0, nnz_a), KOKKOS_LAMBDA(const std::int64_t pa) {
-        const std::int64_t i = row_of_entry(g.rowA, n, pa);
-        if (min_work >= 0 && static_cast<std::int64_t>(g.work(i)) <= min_work) return;
-        const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
-        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-        for_each_slot_product(g, pa, aprod, slot,
-                              [&](const std::int64_t pb, const std::int64_t s) { f(pa, pb, cb + s); });
-      });
-}
-
-/// Builds gptr (nnz(C) + 1) and glist (Σ F_i) from the slot map; cnt: nnz(C) ints of scratch
-/// (zeroed here); inv: n ints (filled here when the destination is permuted). `ordered_fill`,
-/// when set, fills the lists of the rows with F_i <= kOrderedFillMax in product order (after
-/// gptr and the zeroed cnt exist) instead of the thread-per-row loop here (a std::function: see
-/// build_plan_cuda on nvcc and local lambda types).
-template <class Exec, class Args, class AprodView, class SlotView, class IntView, class ListView>
-void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_a, std::int64_t nnz_c,
-                       const AprodView& aprod, const SlotView& slot, const IntView& inv,
-                       const IntView& cnt, const IntView& gptr, const ListView& glist,
-                       const std::function<void()>& ordered_fill = {}) {
-  if (!g.direct) {
-    const auto perm = g.perm;
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::gather_inverse_perm", Kokkos::RangePolicy<Exec>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t p) { inv(perm(p)) = static_cast<int>(p); });
-  }
-  // counts, then positions, count up from 0 (fills on the instance's stream: no host fence)
-  Kokkos::deep_copy(Exec(), cnt, 0);
-  for_each_product_dest<Exec>(
-      "kkperm::spgemm::esc::gather_count", g, n, nnz_a, aprod, slot, inv, -1,
-      KOKKOS_LAMBDA(std::int64_t, std::int64_t, std::int64_t e) { Kokkos::atomic_increment(&cnt(e)); });
+/// Where the gather lists of destination row o start in glist: the products of the rows before
+/// it. Direct output (C's rows in A's row order): aprod(rowA(i)), nothing to build. Permuted
+/// output (C's rows in plan order): rbase(p) = Σ_{p' < p} F_perm(p'), one scan over the plan.
+template <class Exec, class Args, class IntView>
+void gather_row_bases(const Args& g, std::int64_t n, const IntView& rbase) {
+  if (g.direct || n <= 0) return;
   Kokkos::parallel_scan(
-      "kkperm::spgemm::esc::gather_ptr", Kokkos::RangePolicy<Exec>(0, nnz_c + 1),
-      KOKKOS_LAMBDA(const std::int64_t e, int& upd, const bool final) {
-        if (final) gptr(e) = upd;
-        if (e < nnz_c) upd += cnt(e);
+      "kkperm::spgemm::esc::gather_row_bases", Kokkos::RangePolicy<Exec>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t p, int& upd, const bool final) {
+        if (final) rbase(p) = upd;
+        upd += static_cast<int>(g.work(g.perm(p)));
       });
-  Kokkos::deep_copy(Exec(), cnt, 0);
-  // rows with F_i <= kOrderedFillMax: walked in product order, owning their C entries (no
-  // atomics); one thread a row, or a warp a row (gather_fill_ordered_warp) when the caller
-  // passes `ordered_fill`
-  if (ordered_fill) {
-    ordered_fill();
-  } else {
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::gather_fill_rows", Kokkos::RangePolicy<Exec>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          if (static_cast<std::int64_t>(g.work(i)) > kOrderedFillMax) return;
-          const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
-          const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
-          for (std::int64_t pa = g.rowA(i); pa < g.rowA(i + 1); ++pa)
+}
+
+/// Calls f(pa, pb, e) for every product of the rows at plan positions [begin, end) with
+/// F_i > max_work (pb: B's nonzero, e: its destination entry from the slot map): a team a row,
+/// its threads over the row's A nonzeros; with `zero` the team first zeroes the row's entries of
+/// cnt. Rows at or below max_work return at once.
+template <class Exec, class Args, class AprodView, class SlotView, class IntView, class F>
+void gather_long_rows(const char* label, const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_work,
+                      const AprodView& aprod, const SlotView& slot, const IntView& cnt, bool zero, const F& f) {
+  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (end <= begin) return;
+  Kokkos::parallel_for(
+      label, policy_t(static_cast<int>(end - begin), team_size_for<Exec>(256)), KOKKOS_LAMBDA(const member_t& team) {
+        const std::int64_t p = begin + team.league_rank();
+        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        if (static_cast<std::int64_t>(g.work(i)) <= max_work) return;
+        const std::int64_t o = g.direct ? i : p;
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        if (zero) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cb, static_cast<std::int64_t>(g.rowC(o + 1))),
+                               [&](const std::int64_t e) { cnt(e) = 0; });
+          team.team_barrier();
+        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<std::int64_t>(g.rowA(i)),
+                                                     static_cast<std::int64_t>(g.rowA(i + 1))),
+                             [&](const std::int64_t pa) {
+                               for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
+                                 f(pa, pb, cb + s);
+                               });
+                             });
+      });
+}
+
+/// Gather lists of every row, a thread a row over plan positions [0, n): rows with
+/// F_i <= max_work count their products per C entry in cnt, turn the counts into gptr (from the
+/// row's base) and fill their lists in product order; longer rows (counted before by
+/// gather_long_rows) only turn their counts into gptr. An ordered row zeroes its entries of cnt
+/// before counting; every row leaves them zero, ready for the long rows' atomic fill. Also writes
+/// gptr(nnz_c) = sum.
+template <class Exec, class Args, class AprodView, class SlotView, class IntView, class ListView>
+void gather_rows_thread(const Args& g, std::int64_t n, std::int64_t nnz_c, std::int64_t sum, std::int64_t max_work,
+                        const AprodView& aprod, const SlotView& slot, const IntView& rbase, const IntView& gptr,
+                        const IntView& cnt, const ListView& glist) {
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::gather_rows", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+        if (p == 0) gptr(nnz_c) = static_cast<int>(sum);
+        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        const std::int64_t o = g.direct ? i : p;
+        const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i)), a1 = static_cast<std::int64_t>(g.rowA(i + 1));
+        const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
+        const bool ordered = static_cast<std::int64_t>(g.work(i)) <= max_work;
+        if (ordered) {
+          for (std::int64_t t = 0; t < nc; ++t) cnt(cb + t) = 0;
+          for (std::int64_t pa = a0; pa < a1; ++pa)
+            for_each_slot_product(g, pa, aprod, slot, [&](std::int64_t, const std::int64_t s) { ++cnt(cb + s); });
+        }
+        int at = static_cast<int>(g.direct ? static_cast<std::int64_t>(aprod(a0)) : std::int64_t(rbase(p)));
+        for (std::int64_t t = 0; t < nc; ++t) {
+          gptr(cb + t) = at;
+          at += cnt(cb + t);
+          cnt(cb + t) = 0;
+        }
+        if (ordered)
+          for (std::int64_t pa = a0; pa < a1; ++pa)
             for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
               const std::int64_t e = cb + s;
               glist(gptr(e) + cnt(e)++) = pack_product(pa, pb);
             });
-        });
-  }
-  // longer rows: one thread per A nonzero, atomic positions
-  for_each_product_dest<Exec>(
-      "kkperm::spgemm::esc::gather_fill", g, n, nnz_a, aprod, slot, inv, kOrderedFillMax,
-      KOKKOS_LAMBDA(std::int64_t pa, std::int64_t pb, std::int64_t e) {
-        glist(gptr(e) + Kokkos::atomic_fetch_add(&cnt(e), 1)) = pack_product(pa, pb);
       });
 }
 

@@ -57,9 +57,12 @@
  *     per entry of C, the list of its products (A index, B index; Σ F_i · 8 + (nnz(C) + 1) · 4
  *     bytes, EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
  *     memory_limit_bytes) and releases the slot map; that numeric and every later one is one
- *     thread per C entry summing its list — no search, no scratch, no atomics, one write. Lists
- *     of rows with ≤ esc_impl::kOrderedFillMax products are in product order, so those sums are
- *     bitwise reproducible from run to run.
+ *     thread per C entry summing its list — no search, no scratch, no atomics, one write. The
+ *     build is one launch with a lane group a row (gather_build_lanes: 8 or 32 lanes by the mean
+ *     products a row): count, scan into the row pointers, fill, the row's lists staged in team
+ *     scratch and written out coalesced; rows over gather_ordered_max (4096) products by a team
+ *     with atomics. Lists of the other rows are in product order, so those sums are bitwise
+ *     reproducible from run to run and the same whichever kernel built the plan.
  *
  * Preconditions / input policy: A.numCols() == B.numRows(); column indices in range (checked).
  * Unsorted columns and duplicate entries in A or B are accepted and merged (duplicates add up,
@@ -151,6 +154,22 @@ struct EscConfig {
   /// Vector lanes per C entry in the gather numeric (power of two ≤ 32); 0: 32 when the mean list
   /// length Σ F_i / nnz(C) is ≥ 32, else 1 (esc_impl::gather_lanes_for; 1 on host backends).
   int gather_lanes = 0;
+  /// Rows of C with at most this many products get their gather lists in product order (the
+  /// numeric's sums bitwise reproducible); longer rows are listed by a team with atomic positions
+  /// (esc_impl::gather_long_rows). Tests lower it so small inputs take both paths.
+  std::int64_t gather_ordered_max = esc_impl::kOrderedFillMax;
+  /// Lanes a row of the kernel that builds the gather plan's lists: 1 (a thread a row), 8, 16 or
+  /// 32; 0: from the mean products a row (esc_impl::gather_build_lanes_for; 1 on host backends,
+  /// where 8/16/32 run the lane-group kernel with one lane).
+  int gather_build_lanes = 0;
+  /// Team scratch bytes a row of the lane-group build kernel may use to stage its counts and
+  /// lists (written out coalesced); rows that need more (Σ over the row: 4 per C entry + 8 per
+  /// product) work in global memory. 0: every row in global memory.
+  std::size_t gather_build_row_bytes = 12288;
+  /// The lane-group build kernel orders the products of a round that share a C entry by
+  /// warp_match_any for rows staged in scratch too (the scheme the rows in global memory always
+  /// use), instead of scratch atomics and a sort of each list after the fill. For measurements.
+  bool gather_build_match = false;
   /// Warp bin (and a small thread bin, see below) on the warp-row kernels (esc_warp_rows.hpp: a
   /// lane group per row, up to 8 warps per team, shuffles instead of team scans and barriers) for
   /// the symbolic passes and the first (search) numeric. Off: one 32-thread team per row. Not with
@@ -228,6 +247,7 @@ struct EscStats {
   std::size_t gather_bytes = 0;      ///< gather plan kept for numeric (0: none)
   double gather_build_s = 0;         ///< building it (inside the numeric() that built it)
   int gather_lanes = 0;              ///< vector lanes per C entry of the last gather numeric
+  int gather_build_lanes = 0;        ///< lanes a row of the kernel that built the gather lists
   std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
   int warp_row_lanes = 0;            ///< lanes per row of the last symbolic's warp-row launches
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
@@ -407,6 +427,12 @@ class EscSpgemm {
                        c.numeric_warp_row_lanes == 16 || c.numeric_warp_row_lanes == 32,
                    "kkperm::spgemm::EscConfig: numeric_warp_row_lanes " << c.numeric_warp_row_lanes
                                                                         << " is not 0, 8, 16 or 32");
+    KKPERM_REQUIRE(c.gather_build_lanes == 0 || c.gather_build_lanes == 1 || c.gather_build_lanes == 8 ||
+                       c.gather_build_lanes == 16 || c.gather_build_lanes == 32,
+                   "kkperm::spgemm::EscConfig: gather_build_lanes " << c.gather_build_lanes
+                                                                    << " is not 0 (auto), 1, 8, 16 or 32");
+    KKPERM_REQUIRE(c.gather_ordered_max >= 0,
+                   "kkperm::spgemm::EscConfig: gather_ordered_max " << c.gather_ordered_max << " is negative");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
                    "kkperm::spgemm::EscConfig: global_buffer_bytes " << c.global_buffer_bytes
                                                                      << " below 1 KiB");
@@ -759,21 +785,21 @@ class EscSpgemm {
     // synchronizing cudaFree of Kokkos 3.4 Views; the temporaries go back to the pool
     // stream-ordered at return. Larger plans as Kokkos Views: there the pool was slower.
     const bool from_pool = bytes <= kGatherPoolMaxBytes;
-    pooled_t<int> cnt_mem, inv_mem;
-    Kokkos::View<int*, device_type> cnt, inv;
+    pooled_t<int> cnt_mem, rbase_mem;
+    Kokkos::View<int*, device_type> cnt, rbase;
     try {
       gptr_ = pooled_if(from_pool, gptr_mem_, "kkperm::esc::gather_ptr", nnz_c + 1);
       glist_ = pooled_if(from_pool, glist_mem_, "kkperm::esc::gather_list", sum);
       cnt = pooled_if(from_pool, cnt_mem, "kkperm::esc::gather_count", nnz_c);
-      inv = pooled_if(from_pool, inv_mem, "kkperm::esc::gather_inv", g.direct ? 0 : n);
+      rbase = pooled_if(from_pool, rbase_mem, "kkperm::esc::gather_row_base", g.direct ? 0 : n);
     } catch (const std::exception&) {  // not enough memory: stay on the slot map
       release_gather_plan();
       return;
     }
     if (slot16_.extent(0) > 0)
-      build_gather_lists(g, n, nnz_a, nnz_c, slot16_, inv, cnt);
+      build_gather_lists(g, slot16_, rbase, cnt);
     else
-      build_gather_lists(g, n, nnz_a, nnz_c, slot32_, inv, cnt);
+      build_gather_lists(g, slot32_, rbase, cnt);
     clock_.span(&stats_.gather_build_s, t0);
     stats_.gather_bytes = bytes;
     stats_.peak_bytes += bytes + temp;
@@ -790,23 +816,32 @@ class EscSpgemm {
     glist_mem_ = pooled_t<std::uint64_t>();
   }
 
-  /// build_gather_plan with the slot map `slot`; the ordered fill takes a warp a row when the
-  /// mean work a row is at least kGatherWarpFillMeanWork (public: nvcc).
+  /// build_gather_plan with the slot map `slot`: rows with F_i <= gather_ordered_max in product
+  /// order, gather_build_lanes lanes a row (auto: from the mean work a row); longer rows (only in
+  /// bins whose largest F_i exceeds it) by the long-row passes (public: nvcc).
   template <class SlotView>
-  void build_gather_lists(const args_t& g, std::int64_t n, std::int64_t nnz_a, std::int64_t nnz_c,
-                          const SlotView& slot, const Kokkos::View<int*, device_type>& inv,
+  void build_gather_lists(const args_t& g, const SlotView& slot, const Kokkos::View<int*, device_type>& rbase,
                           const Kokkos::View<int*, device_type>& cnt) {
     using exec = execution_space;
-    std::function<void()> ordered;
-    if (n > 0 && stats_.sum_work / n >= esc_impl::kGatherWarpFillMeanWork) {
-      const auto aprod = aprod_;
-      const auto gptr = gptr_;
-      const auto glist = glist_;
-      ordered = [=]() {
-        esc_impl::gather_fill_ordered_warp<exec>(g, n, esc_impl::kOrderedFillMax, aprod, slot, inv, gptr, cnt, glist);
-      };
-    }
-    esc_impl::build_gather_plan<exec>(g, n, nnz_a, nnz_c, aprod_, slot, inv, cnt, gptr_, glist_, ordered);
+    const std::int64_t n = stats_.num_rows, max_work = cfg_.gather_ordered_max;
+    std::int64_t long_begin = n;
+    for (int b = 3; b >= 0; --b)
+      if (bin_off_[b + 1] > bin_off_[b] && bin_max_work_[b] > max_work) long_begin = bin_off_[b];
+    const int lanes = cfg_.gather_build_lanes != 0
+                          ? cfg_.gather_build_lanes
+                          : esc_impl::gather_build_lanes_for<exec>(n > 0 ? stats_.sum_work / n : 0);
+    stats_.gather_build_lanes = lanes;
+    // scratch a row: enough for the largest ordered row, within gather_build_row_bytes
+    std::int64_t max_f = 0, max_c = 0;
+    for (int b = 0; b < 4; ++b)
+      if (bin_off_[b + 1] > bin_off_[b]) {
+        max_f = std::max(max_f, std::min(bin_max_work_[b], max_work));
+        max_c = std::max(max_c, bin_max_c_[b]);
+      }
+    const std::int64_t slice = std::min<std::int64_t>(esc_impl::gather_row_scratch_bytes(max_c, max_f),
+                                                      static_cast<std::int64_t>(cfg_.gather_build_row_bytes));
+    esc_impl::build_gather_plan<exec>(g, n, stats_.nnz_c, stats_.sum_work, max_work, long_begin, lanes, slice,
+                                      cfg_.gather_build_match, aprod_, slot, rbase, cnt, gptr_, glist_);
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them

@@ -49,6 +49,39 @@ constexpr int warp_lanes() {
   return is_host_exec<Exec>() ? 1 : 32;
 }
 
+/// B's row offsets in their own type (4 bytes for int offsets: one shuffle each, not two).
+template <class Args>
+using walk_boff_t = std::conditional_t<sizeof(std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Args>().rowB(0))>>) <= 4,
+                                       int, std::int64_t>;
+
+/// Head of one W-entry chunk of A's row [a0, a0 + kan) from entry s0, for the product walks: lane
+/// l reads A entry s0 + l's B row (start b0), the group scans their lengths (excl: products of the
+/// chunk before lane l's entry); returns the chunk's product count. Every lane of `mask` calls it.
+template <class Args, class Boff>
+KOKKOS_INLINE_FUNCTION int walk_chunk_head(const Args& g, std::int64_t a0, int s0, int kan, int lane, int W,
+                                           unsigned mask, Boff& b0, int& excl) {
+  b0 = 0;
+  int len = 0;
+  if (s0 + lane < kan) {
+    const auto k = g.entA(a0 + s0 + lane);
+    b0 = static_cast<Boff>(g.rowB(k));
+    len = static_cast<int>(static_cast<Boff>(g.rowB(k + 1)) - b0);
+  }
+  excl = kkperm::detail::warp_exclusive_scan32(len, lane, W, mask);
+  return kkperm::detail::warp_shfl_idx(excl + len, W - 1, W, mask);
+}
+
+/// The chunk entry s of product t (the largest s with excl_s <= t, by binary lifting over the
+/// group's excl values; s + step stays below W). Every lane of `mask` calls it.
+KOKKOS_INLINE_FUNCTION int walk_entry_of(int excl, int t, int W, unsigned mask) {
+  int s = 0;
+  for (int step = W / 2; step >= 1; step >>= 1) {
+    const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W, mask);
+    if (e <= t) s += step;
+  }
+  return s;
+}
+
 /// Calls use(load(pa, q), t) once for every product a(pa)·b(q) of A's row [a0, a0 + ka), t = the
 /// product's index within the row in product order; each call is made by one lane. Every lane of
 /// the row's W-lane group (`mask`) must call this (shuffles inside). Row work must fit an int
@@ -62,34 +95,20 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
                                                   int lane, int W, unsigned mask, const Load& load,
                                                   const Use& use) {
   using item_t = decltype(load(std::int64_t(0), std::int64_t(0)));
-  // B's row offsets in their own type (4 bytes for int offsets: one shuffle each, not two);
-  // per-row counts in int (row work fits an int here)
-  using offb_t = std::remove_cv_t<std::remove_reference_t<decltype(g.rowB(0))>>;
-  using boff_t = std::conditional_t<sizeof(offb_t) <= 4, int, std::int64_t>;
+  using boff_t = walk_boff_t<Args>;  // per-row counts in int (row work fits an int here)
   int tbase = 0;
   const int kan = static_cast<int>(ka);
   for (int s0 = 0; s0 < kan; s0 += W) {
-    boff_t b0 = 0;
-    int len = 0;
-    if (s0 + lane < kan) {
-      const auto k = g.entA(a0 + s0 + lane);
-      b0 = static_cast<boff_t>(g.rowB(k));
-      len = static_cast<int>(static_cast<boff_t>(g.rowB(k + 1)) - b0);
-    }
-    const int excl = kkperm::detail::warp_exclusive_scan32(len, lane, W, mask);
-    const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W, mask);
+    boff_t b0;
+    int excl;
+    const int total = walk_chunk_head(g, a0, s0, kan, lane, W, mask, b0, excl);
     for (int base = 0; base < total; base += kProductBatch * W) {
       item_t item[kProductBatch];
       int tt[kProductBatch];
 #pragma unroll
       for (int u = 0; u < kProductBatch; ++u) {
         const int t = base + u * W + lane;
-        // largest s with excl_s <= t (binary lifting; s + step stays below W)
-        int s = 0;
-        for (int step = W / 2; step >= 1; step >>= 1) {
-          const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W, mask);
-          if (e <= t) s += step;
-        }
+        const int s = walk_entry_of(excl, t, W, mask);
         const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
         const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
         tt[u] = t;
@@ -709,77 +728,237 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
   return true;
 }
 
-/// Mean products a row from which the gather plan's ordered fill takes a warp a row
-/// (gather_fill_ordered_warp) instead of a thread a row.
-inline constexpr std::int64_t kGatherWarpFillMeanWork = 32;
+/// Lanes a row of the gather plan's row kernel (gather_rows_warp) for a mean work a row of
+/// `mean` products; 1 = a thread a row (gather_rows_thread). On host backends always 1.
+/// Why (session 26, H100): ncu of the 3D 7-point AP's build (1 M rows of 24.6 products) put a
+/// thread a row at 2.98 ms, a serial chain of dependent loads and scattered writes per product.
+/// Run 165 (one slot load a round): a thread a row lost to the best lane group on all nine products,
+/// by up to 11x (3D 27-point A²: 70.0 against 6.2 ms).
+/// Run 169 (the committed kernel but the last round-skip fix; build ms, 8 / 32 lanes): means
+/// 12-48 (2D AP, 3D 7-point AP, 2D A², 3D 7-point A²) 0.50 / 0.61, 0.66 / 1.41, 1.14 / 1.72,
+/// 1.64 / 1.96; means 74 and 118 (2D R(AP), 3D 27-point AP) 0.30 / 0.29, 0.66 / 0.65; means 323
+/// and 692 (3D 7-point R(AP), 3D 27-point A²) 1.43 / 0.48, 8.14 / 2.32. Below 4 not measured.
+template <class Exec>
+int gather_build_lanes_for(std::int64_t mean) {
+  if constexpr (is_host_exec<Exec>()) {
+    (void)mean;
+    return 1;
+  } else {
+    return mean >= 64 ? 32 : (mean >= 4 ? 8 : 1);
+  }
+}
 
-/// The ordered part of build_gather_plan with a warp a row: for every row i with
-/// F_i <= max_work, its products in product order, W at a time (lane l: product base + l); the
-/// lanes whose products land on the same C entry e (warp_match_any) take consecutive places
-/// after cnt(e) in lane order, and the highest of them advances cnt(e). The lists come out in
-/// product order, as the thread-a-row fill gives them (the numeric's sums are the same bits).
-/// Why (session 19; H100 run 123): with a thread a row the fill took 1.93 ms for the 5.7 k rows
-/// of the 3D 27-point R(AP) (up to 4096 products a row walked by one thread): the first re-setup
-/// cost 10x the later ones. Host backends: W = 1, the row walked serially (as before).
-template <class Exec, class Args, class AprodView, class SlotView, class InvView, class IntView, class ListView>
-void gather_fill_ordered_warp(const Args& g, std::int64_t n, std::int64_t max_work, const AprodView& aprod,
-                              const SlotView& slot, const InvView& inv, const IntView& gptr, const IntView& cnt,
-                              const ListView& glist) {
+/// Calls f(on, act, pa, pb, e) for the products of A's row [a0, a0 + ka) in product order, W at a
+/// time (lane l of the row's W-lane group, `mask`: product base + l); every lane of the group calls
+/// f each round, `on` says whether it has a product (act: the group's lanes that have one, at
+/// hardware lane positions); pb: B's nonzero, e: the product's C entry (cb + its slot; `first`:
+/// the row's first product in the slot map). The group syncs after each round, so a round sees
+/// what the previous one wrote. The slots of kWalkBatch rounds are loaded before the first of them
+/// is used (one dependent global load a round would chain the rounds of a row).
+inline constexpr int kWalkBatch = 4;
+template <int W, class Args, class SlotView, class F>
+KOKKOS_INLINE_FUNCTION void warp_walk_slots(const Args& g, const SlotView& slot, std::int64_t a0, int ka,
+                                            std::int64_t first, std::int64_t cb, int lane, unsigned mask,
+                                            const F& f) {
+  using boff_t = walk_boff_t<Args>;
+  std::int64_t tbase = 0;
+  for (int s0 = 0; s0 < ka; s0 += W) {
+    boff_t b0;
+    int excl;
+    const int total = walk_chunk_head(g, a0, s0, ka, lane, W, mask, b0, excl);
+    for (int base = 0; base < total; base += W * kWalkBatch) {
+      int sa[kWalkBatch], sl[kWalkBatch];  // A entry within the chunk, slot (-1: no product)
+      boff_t pbb[kWalkBatch];
+      for (int r = 0; r < kWalkBatch; ++r) {
+        const int t = base + r * W + lane;
+        if (base + r * W >= total) {  // the same on every lane of the group: no round here
+          sa[r] = 0;
+          pbb[r] = 0;
+          sl[r] = -1;
+          continue;
+        }
+        const int s = walk_entry_of(excl, t, W, mask);
+        const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
+        const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
+        sa[r] = s;
+        pbb[r] = bs + static_cast<boff_t>(t - es);
+        sl[r] = t < total ? static_cast<int>(slot(first + tbase + t)) : -1;
+      }
+      for (int r = 0; r < kWalkBatch && base + r * W < total; ++r) {
+        const bool on = sl[r] >= 0;
+        const unsigned act = kkperm::detail::warp_ballot(on, mask);
+        f(on, act, a0 + s0 + sa[r], static_cast<std::int64_t>(pbb[r]), on ? cb + sl[r] : std::int64_t(-1));
+        kkperm::detail::sync_warp_lanes(mask);  // the next round reads what this one wrote
+      }
+    }
+    tbase += total;
+  }
+}
+
+/// Scratch bytes a row needs to build its gather lists in team scratch (gather_rows_warp): nc
+/// counts (ints, padded to 8 bytes) and the row's F list words.
+KOKKOS_INLINE_FUNCTION std::int64_t gather_row_scratch_bytes(std::int64_t nc, std::int64_t f) {
+  return (nc + 1) / 2 * 8 + f * 8;
+}
+
+/// gather_rows_thread with a group of WD lanes a row (8, 16 or 32; plan positions [0, n), up to
+/// 256 / WD rows a team). An ordered row (F_i <= max_work) counts its products per C entry (the
+/// lanes of a round that share an entry, warp_match_any, add their number once), the group scans
+/// the counts into gptr from the row's base, then fills the lists: the peers of a round take
+/// consecutive places after the entry's cursor in lane order and the highest of them advances it,
+/// so each list is in product order, as the thread-a-row kernel gives it (the numeric's sums are
+/// the same bits). When the row's counts and its F list words fit its share of team scratch
+/// (`slice` bytes a row, gather_row_scratch_bytes) the counts, cursors and lists live there and
+/// the row's lists, which are one contiguous range of glist, are written out coalesced at the end;
+/// otherwise the group works on cnt (zeroed here) and writes glist directly. Rows above max_work
+/// only scan the counts gather_long_rows made. No atomics: a row's C entries are its group's own.
+/// Host backends: one lane, the row walked serially.
+/// Why (session 26): the build was a count pass and a long-row fill pass of a thread per A
+/// nonzero, each finding its row by binary search over A's row map, a scan over nnz(C) and the
+/// fill; the numeric that built the plan cost 5-21 steady re-setups (H100 runs 159-160). With the
+/// lists written straight to glist each 8-byte word of a round went to a different list (a
+/// sector each): ncu put the 3D 27-point A² build at 5.3 ms against ~0.7 ms of bytes (run 166).
+template <class Exec, int WD, class Args, class AprodView, class SlotView, class IntView, class ListView>
+void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::int64_t sum, std::int64_t max_work,
+                      std::int64_t slice, bool match, const AprodView& aprod, const SlotView& slot,
+                      const IntView& rbase, const IntView& gptr, const IntView& cnt, const ListView& glist) {
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
-  using offb_t = std::remove_cv_t<std::remove_reference_t<decltype(g.rowB(0))>>;
-  using boff_t = std::conditional_t<sizeof(offb_t) <= 4, int, std::int64_t>;
+  static_assert(WD == 8 || WD == 16 || WD == 32, "gather_rows_warp: 8, 16 or 32 lanes a row");
   if (n <= 0) return;
-  constexpr int W = warp_lanes<Exec>();
-  const int R = is_host_exec<Exec>() ? 1 : kWarpRowsMaxPerTeam;
+  constexpr int W = is_host_exec<Exec>() ? 1 : WD;
+  const std::int64_t cap = static_cast<std::int64_t>(policy_t::scratch_size_max(0));
+  slice = slice / 8 * 8;
+  if (slice > cap) slice = cap / 8 * 8;
+  int R = is_host_exec<Exec>() ? 1 : kWarpRowsMaxPerTeam * 32 / W;
+  while (R > 1 && R * slice > cap) R /= 2;
+  const std::size_t bytes = static_cast<std::size_t>(R * slice);
+  policy_t policy(static_cast<int>((n + R - 1) / R), team_size_for<Exec>(R * W));
+  if (bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::gather_fill_rows_warp",
-      policy_t(static_cast<int>((n + R - 1) / R), team_size_for<Exec>(R * W)), KOKKOS_LAMBDA(const member_t& team) {
-        const int lane = team.team_rank() % W;
-        const std::int64_t i = std::int64_t(team.league_rank()) * R + team.team_rank() / W;
-        if (i >= n || static_cast<std::int64_t>(g.work(i)) > max_work) return;  // whole warp
-        const std::int64_t o = g.direct ? i : static_cast<std::int64_t>(inv(i));
+      "kkperm::spgemm::esc::gather_rows_warp", policy, KOKKOS_LAMBDA(const member_t& team) {
+        char* team_mem = bytes > 0 ? static_cast<char*>(team.team_scratch(0).get_shmem(bytes)) : nullptr;
+        const auto lg = kkperm::detail::lane_group_of(team.team_rank(), W);
+        const int lane = lg.lane, hw = team.team_rank() % 32;
+        const unsigned mask = lg.mask;
+        const std::int64_t p = std::int64_t(team.league_rank()) * R + lg.row;
+        if (p >= n) return;  // whole group
+        if (p == 0 && lane == 0) gptr(nnz_c) = static_cast<int>(sum);
+        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        const std::int64_t o = g.direct ? i : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
+        const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);
         const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
         const int ka = static_cast<int>(static_cast<std::int64_t>(g.rowA(i + 1)) - a0);
         const std::int64_t first = static_cast<std::int64_t>(aprod(a0));
-        const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
-        std::int64_t tbase = 0;
-        for (int s0 = 0; s0 < ka; s0 += W) {
-          boff_t b0 = 0;
-          int len = 0;
-          if (s0 + lane < ka) {
-            const auto k = g.entA(a0 + s0 + lane);
-            b0 = static_cast<boff_t>(g.rowB(k));
-            len = static_cast<int>(static_cast<boff_t>(g.rowB(k + 1)) - b0);
-          }
-          const int excl = kkperm::detail::warp_exclusive_scan32(len, lane, W);
-          const int total = kkperm::detail::warp_shfl_idx(excl + len, W - 1, W);
-          for (int base = 0; base < total; base += W) {
-            const int t = base + lane;
-            int s = 0;  // largest s with excl_s <= t (binary lifting)
-            for (int step = W / 2; step >= 1; step >>= 1) {
-              const int e = kkperm::detail::warp_shfl_idx(excl, s + step, W);
-              if (e <= t) s += step;
-            }
-            const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W);
-            const int es = kkperm::detail::warp_shfl_idx(excl, s, W);
-            const bool on = t < total;
-            const unsigned act = kkperm::detail::warp_ballot(on);  // lanes 0 .. total - base - 1
-            if (on) {
-              const std::int64_t pa = a0 + s0 + s;
-              const std::int64_t pb = static_cast<std::int64_t>(bs) + (t - es);
-              const std::int64_t e = cb + static_cast<std::int64_t>(slot(first + tbase + t));
-              const unsigned peers = kkperm::detail::warp_match_any(act, static_cast<long long>(e));
-              const int at = cnt(e);
-              kkperm::detail::sync_warp_lanes(act);  // every peer read cnt(e) before it moves
-              glist(gptr(e) + at + kkperm::detail::popcount32u(peers & below)) = pack_product(pa, pb);
-              if (lane == kkperm::detail::highest_bit32(peers)) cnt(e) = at + kkperm::detail::popcount32u(peers);
-            }
-            kkperm::detail::sync_warp_lanes();  // the next round reads the counts written here
-          }
-          tbase += total;
+        const std::int64_t f = static_cast<std::int64_t>(g.work(i));
+        const bool ordered = f <= max_work;  // whole group
+        const bool local = ordered && gather_row_scratch_bytes(nc, f) <= slice;
+        const unsigned below = hw == 0 ? 0u : (0xffffffffu >> (32 - hw));  // hardware lanes below
+        const int row_base = static_cast<int>(g.direct ? first : std::int64_t(rbase(p)));
+        // counts and cursors: the row's scratch (local) or cnt (global), indexed by the C entry
+        int* const scnt = local ? reinterpret_cast<int*>(team_mem + lg.row * slice) : nullptr;
+        std::uint64_t* const slist =
+            local ? reinterpret_cast<std::uint64_t*>(team_mem + lg.row * slice + (nc + 1) / 2 * 8) : nullptr;
+        const auto counter = [&](const std::int64_t e) -> int& { return local ? scnt[e - cb] : cnt(e); };
+        if (ordered) {
+          for (int t = lane; t < nc; t += W) counter(cb + t) = 0;
+          kkperm::detail::sync_warp_lanes(mask);
+          warp_walk_slots<W>(g, slot, a0, ka, first, cb, lane, mask,
+                             [&](const bool on, const unsigned act, std::int64_t, std::int64_t, const std::int64_t e) {
+                               if (!on) return;
+                               if (!match) {
+                                 Kokkos::atomic_add(&counter(e), 1);
+                                 return;
+                               }
+                               const unsigned peers = kkperm::detail::warp_match_any(act, static_cast<long long>(e));
+                               if (hw == kkperm::detail::highest_bit32(peers))
+                                 counter(e) += kkperm::detail::popcount32u(peers);
+                             });
         }
+        // counts -> gptr; the cursors start at the entry's offset in the row (local) or at 0
+        int run = 0;
+        for (int t0 = 0; t0 < nc; t0 += W) {
+          const int t = t0 + lane;
+          const int c = t < nc ? counter(cb + t) : 0;
+          const int excl = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
+          if (t < nc) {
+            gptr(cb + t) = row_base + run + excl;
+            counter(cb + t) = local ? run + excl : 0;
+          }
+          run += kkperm::detail::warp_shfl_idx(excl + c, W - 1, W, mask);
+        }
+        kkperm::detail::sync_warp_lanes(mask);  // the fill reads gptr and cursors of other lanes
+        if (!ordered) return;
+        const bool sorted_fill = local && !match;  // scratch cursors by atomics, lists sorted after
+        warp_walk_slots<W>(g, slot, a0, ka, first, cb, lane, mask,
+                           [&](const bool on, const unsigned act, const std::int64_t pa, const std::int64_t pb,
+                               const std::int64_t e) {
+                             if (!on) return;
+                             if (sorted_fill) {
+                               slist[Kokkos::atomic_fetch_add(&scnt[e - cb], 1)] = pack_product(pa, pb);
+                               return;
+                             }
+                             const unsigned peers = kkperm::detail::warp_match_any(act, static_cast<long long>(e));
+                             const int at = counter(e);
+                             kkperm::detail::sync_warp_lanes(act);  // every peer read the cursor before it moves
+                             const int r = at + kkperm::detail::popcount32u(peers & below);
+                             if (local)
+                               slist[r] = pack_product(pa, pb);
+                             else
+                               glist(gptr(e) + r) = pack_product(pa, pb);
+                             if (hw == kkperm::detail::highest_bit32(peers)) counter(e) = at + kkperm::detail::popcount32u(peers);
+                           });
+        if (sorted_fill) {  // product order inside each list: the words (pa, pb) rise with it
+          for (int t = lane; t < nc; t += W) {
+            const int b = static_cast<int>(gptr(cb + t)) - row_base, end = scnt[t];
+            for (int x = b + 1; x < end; ++x) {
+              const std::uint64_t w = slist[x];
+              int y = x - 1;
+              while (y >= b && slist[y] > w) {
+                slist[y + 1] = slist[y];
+                --y;
+              }
+              slist[y + 1] = w;
+            }
+          }
+          kkperm::detail::sync_warp_lanes(mask);
+        }
+        if (local)  // the walk synced the group after its last round
+          for (std::int64_t t = lane; t < f; t += W) glist(row_base + t) = slist[t];
+      });
+}
+
+/// Builds gptr (nnz(C) + 1) and glist (Σ F_i = sum) from the filled slot map. cnt: nnz(C) ints
+/// of scratch (each row's part zeroed by the kernel that first counts into it; no fill of its
+/// own); rbase: n ints when the destination is permuted (gather_row_bases). `slice`: team scratch
+/// bytes a row of the lane-group kernel (rows whose lists do not fit work in global memory).
+/// Rows with F_i <= max_work get lists in product order (bitwise reproducible numeric); longer
+/// ones, which only the bins from plan position long_begin on can hold (n: none), are counted and
+/// filled by gather_long_rows with atomics. `lanes`: lanes a row of the rows' kernel (8, 16 or
+/// 32: gather_rows_warp; otherwise a thread a row, gather_rows_thread). Launches: the row kernel,
+/// plus the row-base scan (permuted output) and two long-row passes (only when such rows exist).
+template <class Exec, class Args, class AprodView, class SlotView, class IntView, class ListView>
+void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_c, std::int64_t sum, std::int64_t max_work,
+                       std::int64_t long_begin, int lanes, std::int64_t slice, bool match, const AprodView& aprod,
+                       const SlotView& slot, const IntView& rbase, const IntView& cnt, const IntView& gptr,
+                       const ListView& glist) {
+  gather_row_bases<Exec>(g, n, rbase);
+  gather_long_rows<Exec>(
+      "kkperm::spgemm::esc::gather_count_long", g, long_begin, n, max_work, aprod, slot, cnt, true,
+      KOKKOS_LAMBDA(std::int64_t, std::int64_t, std::int64_t e) { Kokkos::atomic_increment(&cnt(e)); });
+  if (lanes == 32)
+    gather_rows_warp<Exec, 32>(g, n, nnz_c, sum, max_work, slice, match, aprod, slot, rbase, gptr, cnt, glist);
+  else if (lanes == 16)
+    gather_rows_warp<Exec, 16>(g, n, nnz_c, sum, max_work, slice, match, aprod, slot, rbase, gptr, cnt, glist);
+  else if (lanes == 8)
+    gather_rows_warp<Exec, 8>(g, n, nnz_c, sum, max_work, slice, match, aprod, slot, rbase, gptr, cnt, glist);
+  else
+    gather_rows_thread<Exec>(g, n, nnz_c, sum, max_work, aprod, slot, rbase, gptr, cnt, glist);
+  gather_long_rows<Exec>(
+      "kkperm::spgemm::esc::gather_fill_long", g, long_begin, n, max_work, aprod, slot, cnt, false,
+      KOKKOS_LAMBDA(std::int64_t pa, std::int64_t pb, std::int64_t e) {
+        glist(gptr(e) + Kokkos::atomic_fetch_add(&cnt(e), 1)) = pack_product(pa, pb);
       });
 }
 
