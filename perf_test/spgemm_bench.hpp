@@ -35,6 +35,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
   o.esc.lazy_slot_map = !opt.has("--esc-eager-slots");  // --esc-lazy-slots: the default, still accepted
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
+  o.esc.numeric_fold_thread_mean = static_cast<std::int64_t>(opt.get_double("--esc-numeric-fold-mean", 16));
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
@@ -145,6 +146,10 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-team-rows", "",
            "ESC warp bin on one 32-thread team per row (default: warp-row kernels, up to 8 rows "
            "per team)"},
+          {"--esc-numeric-fold-mean", "N",
+           "ESC searching numerics: thread bin into the warp-row launch from this mean products a "
+           "row (0: never)",
+           "16"},
           {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: warps per team, 1..8", "8"},
           {"--esc-kokkos-c", "",
            "ESC: allocate C with Kokkos (cudaMalloc + header copy) instead of kkperm's CUDA pool"},

@@ -67,14 +67,20 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig team_rows = tiny;
   team_rows.warp_rows = false;
   out.emplace_back("tiny_bins_team_rows", team_rows);
+  EscConfig numeric_fold = tiny;
+  numeric_fold.fold_thread_bin_below = 0;     // symbolic: thread bin on its thread kernel
+  numeric_fold.numeric_fold_thread_mean = 1;  // searching numerics: thread bin in the warp-row launch
+  out.emplace_back("tiny_bins_numeric_fold", numeric_fold);
   EscConfig no_fold = tiny;
   no_fold.fold_thread_bin_below = 0;
+  no_fold.numeric_fold_thread_mean = 0;
   out.emplace_back("tiny_bins_no_fold", no_fold);
   EscConfig two_pass = tiny;  // the warp-row range hashed in both passes (no single-pass stash)
   two_pass.stash_limit_bytes = 0;
   out.emplace_back("tiny_bins_two_pass", two_pass);
   EscConfig no_fold_search = search_perm;
   no_fold_search.fold_thread_bin_below = 0;
+  no_fold_search.numeric_fold_thread_mean = 0;
   out.emplace_back("tiny_bins_permuted_search_no_fold", no_fold_search);
   // lane groups on the warp-row kernels (CUDA: 8 or 16 lanes a row, several rows a warp; host
   // backends run one lane whatever is asked): symbolic passes and the first (search) numeric
@@ -273,7 +279,10 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     // 12-17: folded, with 8, 16 and 32 lanes a row; 18-19: folded, block bin not stashed (it
     // hashes in both passes; 8-11 do too, on the team kernels); 20-21: folded, block bin on the
     // team kernels (not the warp-row walk), stashed
-    if (variant >= 4 && variant < 8) cfg.fold_thread_bin_below = 0;
+    if (variant >= 4 && variant < 8) {
+      cfg.fold_thread_bin_below = 0;
+      cfg.numeric_fold_thread_mean = 0;
+    }
     if (variant >= 8 && variant < 12) cfg.warp_rows = false;
     if (variant >= 12 && variant < 18) cfg.warp_row_lanes = 8 << ((variant - 12) / 2);
     if (variant >= 18 && variant < 20) cfg.stash_block_bin = false;
@@ -704,6 +713,9 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EscConfig c6;
     c6.gather_ordered_max = -1;
     EXPECT_THROW(EscSpgemm<Matrix>{c6}, std::invalid_argument);
+    EscConfig c7;
+    c7.numeric_fold_thread_mean = -1;
+    EXPECT_THROW(EscSpgemm<Matrix>{c7}, std::invalid_argument);
   }
   for (int bad_lanes : {-1, 1, 4, 12, 64}) {  // warp-row lanes: 0 (auto), 8, 16 or 32
     EscConfig c4;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Session 26: the gather-plan build A/B (runs 163, 165, 167, 169, 171): ESC setup, second and third numeric,
-gather build time and steady re-setup per variant, the median over rounds.
+"""Session 26: ESC A/B runs 163, 165, 167, 169, 171, 173-176 (gather-plan build, numeric fold):
+setup, symbolic, first/second/third numeric, gather build time and its byte floor, steady
+re-setup per variant, each the median over rounds.
 
 Usage: python3 scripts/gpu/session26/gather_ab.py RUN_DIR NAME0 NAME1 ...
 RUN_DIR holds spgemm_v<i>_r<k>_<m>.json[.gz] and amg_v<i>_r<k>_<m>.json[.gz] from
@@ -41,8 +42,8 @@ def floor_ms(r):
     return (8 * f + 4 * (c + 1) + 2 * w * f + 2 * 12 * a + 20 * n) / 3.35e12 * 1e3
 
 
-print('| matrix | product | variant | setup | numeric 2nd | numeric 3rd | gather build | build floor | build lanes | steady re-setup |')
-print('|---|---|---|---:|---:|---:|---:|---:|---:|---:|')
+print('| matrix | product | variant | setup | symbolic | numeric 1st | numeric 2nd | numeric 3rd | gather build | build floor | build lanes | steady re-setup |')
+print('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for m, mn in enumerate(mats):
     for p in ('A2', 'AP', 'RAP'):
         for v, name in enumerate(names):
@@ -56,8 +57,9 @@ for m, mn in enumerate(mats):
                 bl = rs[0].get('details', '')
                 bl = re.search(r'gather_build_lanes=(\d+)', bl)
                 fl = '%.3f' % floor_ms(rs[0]) if cand == 'esc' else '–'
-                print('| %s | %s | %s | %.3f | %.3f | %.3f | %s | %s | %s | %.3f |' % (
-                    mn, p, label, med([r['setup_ms'] for r in rs]), med([r['numeric_2nd_ms'] for r in rs]),
+                print('| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %.3f |' % (
+                    mn, p, label, med([r['setup_ms'] for r in rs]), med([r['symbolic_ms'] for r in rs]),
+                    med([r['numeric_ms'] for r in rs]), med([r['numeric_2nd_ms'] for r in rs]),
                     med([r['numeric_3rd_ms'] for r in rs]), '%.3f' % gb if gb == gb else '–', fl,
                     bl.group(1) if bl else '–', med([r['numeric_reuse_ms'] for r in rs])))
 print()

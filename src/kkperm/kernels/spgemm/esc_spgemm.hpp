@@ -180,6 +180,14 @@ struct EscConfig {
   /// 87 rows took 45 + 46 + 80 µs in count, fill and numeric, a latency chain of two blocks).
   /// 32768 rows = 1024 warps, ~8 per SM of an H100: a reasoned default, not a sweep.
   std::int64_t fold_thread_bin_below = 32768;
+  /// With warp_rows: the numerics that search (the first after symbolic, and the one that fills
+  /// the slot map) take the thread bin into their warp-row launch, even when the symbolic passes
+  /// keep it on its thread kernel (fold_thread_bin_below), once its mean products a row reach
+  /// this; 0: never. H100 run 175 (session 26, folded numeric against the thread kernel, ms):
+  /// mean 25 (2D 5-point A²) 0.88 -> 0.45, mean 24.6 (3D 7-point AP) 0.78 -> 0.49, the slot-map
+  /// fills 1.38 -> 0.57 and 1.18 -> 0.57; mean 12.1 (2D AP) 0.32 -> 0.40, hence 16. (The symbolic
+  /// passes got slower folded, 0.54 -> 2.42 ms for the 2D A²: they keep fold_thread_bin_below.)
+  std::int64_t numeric_fold_thread_mean = 16;
   /// Warps per team of the warp-row kernels, 1..8 (fewer when their scratch does not fit); a team
   /// holds this × 32 / lanes rows.
   int warp_rows_per_team = 8;
@@ -431,6 +439,9 @@ class EscSpgemm {
                        c.gather_build_lanes == 16 || c.gather_build_lanes == 32,
                    "kkperm::spgemm::EscConfig: gather_build_lanes " << c.gather_build_lanes
                                                                     << " is not 0 (auto), 1, 8, 16 or 32");
+    KKPERM_REQUIRE(c.numeric_fold_thread_mean >= 0,
+                   "kkperm::spgemm::EscConfig: numeric_fold_thread_mean " << c.numeric_fold_thread_mean
+                                                                          << " is negative");
     KKPERM_REQUIRE(c.gather_ordered_max >= 0,
                    "kkperm::spgemm::EscConfig: gather_ordered_max " << c.gather_ordered_max << " is negative");
     KKPERM_REQUIRE(c.global_buffer_bytes >= 1024,
@@ -717,14 +728,15 @@ class EscSpgemm {
     Kokkos::parallel_for(
         "kkperm::spgemm::esc::missing_reset", Kokkos::RangePolicy<exec>(0, 1),
         KOKKOS_LAMBDA(const int) { missing() = 0; });
-    // same rows as the symbolic warp-row launch (a thread bin of 10^6 short rows stays on its
-    // thread kernel: on the warp-row kernel the 2D 5-point AP's first numeric went from 0.48 to
-    // 1.18 ms, H100 run 101)
-    const bool folded = warp_rows_ && warp_begin_ < bin_off_[1];
+    // the symbolic warp-row launch's rows, plus the thread bin when its rows are long enough
+    // (numeric_fold_thread_mean; a thread bin of 10^6 rows of ~12 products stays on its thread
+    // kernel: the 2D 5-point AP's first numeric went 0.48 -> 1.18 ms on the warp-row kernel in
+    // H100 run 101, before lane groups, and 0.32 -> 0.40 ms in run 175)
+    const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1];
     const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, bin_max_c_[1]);
     int lanes = 0;
     if (warp_rows_)
-      lanes = esc_impl::numeric_warp_rows<exec>(g, warp_begin_, bin_off_[2], mc, missing_, aprod_, slot,
+      lanes = esc_impl::numeric_warp_rows<exec>(g, numeric_begin_, bin_off_[2], mc, missing_, aprod_, slot,
                                                 record, numeric_lanes_, cfg_.warp_rows_per_team);
     stats_.numeric_warp_row_lanes = lanes;
     if (lanes > 0) {
@@ -931,7 +943,7 @@ class EscSpgemm {
         return;
       }
       warp_rows_ = false;  // one warp's table does not fit a team's scratch: team kernels
-      warp_begin_ = bin_off_[1];
+      warp_begin_ = numeric_begin_ = bin_off_[1];
       stats_.warp_row_rows = 0;
       stats_.thread_bin_folded = false;
       // the stash (planned for the warp-row kernels' count pass) is not written now: two passes
@@ -1099,9 +1111,15 @@ class EscSpgemm {
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
                                           : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false);
+    // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
+    const std::int64_t n0 = bin_off_[1] - bin_off_[0];
+    const bool nfold = warp_rows_ && (fold || (n0 > 0 && cfg_.numeric_fold_thread_mean > 0 &&
+                                               bin_sum_work_[0] >= cfg_.numeric_fold_thread_mean * n0));
+    numeric_begin_ = nfold ? bin_off_[0] : bin_off_[1];
+    const std::int64_t numeric_work = warp_rows_ ? bin_sum_work_[1] + (nfold ? bin_sum_work_[0] : 0) : 0;
     numeric_lanes_ = cfg_.numeric_warp_row_lanes > 0 ? cfg_.numeric_warp_row_lanes
                      : cfg_.warp_row_lanes > 0       ? cfg_.warp_row_lanes
-                                                     : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, true);
+                                                     : esc_impl::warp_row_lanes_for(numeric_work, bin_off_[2] - numeric_begin_, true);
   }
 
   /// Single-pass symbolic of the warp-row range, and of the block bin with
@@ -1184,6 +1202,7 @@ class EscSpgemm {
   /// Phase times (device events on CUDA: no fences between the phases; kkperm/core/phase_clock.hpp)
   mutable kkperm::detail::PhaseClock<execution_space> clock_;
   std::int64_t warp_begin_ = 0;  ///< warp-row kernels cover perm[warp_begin_, bin_off_[2])
+  std::int64_t numeric_begin_ = 0;  ///< the searching numerics' warp-row launch: from here
   bool warp_rows_ = false;
   esc_impl::StructureCheck<device_type> check_;  ///< structure hash of A and B at symbolic()
   static constexpr std::int64_t kThreadRowMax = esc_impl::kThreadCapacity;
