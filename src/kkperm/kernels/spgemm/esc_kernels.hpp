@@ -1597,14 +1597,15 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
 // of dependent loads and shared-memory atomics). Memory: Σ F_i · 8 + (nnz(C) + 1) · 4 bytes
 // (EscStats::gather_bytes), plus nnz(C) + n ints while it is built. Within one entry the
 // products (so the terms of the sum) are in product order (A index, then B index) in every row
-// of C with F_i <= EscConfig::gather_ordered_max (4096) — bitwise reproducible from run to run, and on host backends
-// equal to the search path's order; rows above keep the order the GPU fill's atomics gave.
+// of C with F_i <= EscConfig::gather_ordered_max (4096) — bitwise reproducible from run to run,
+// and on host backends equal to the search path's order; rows above keep the order the GPU
+// fill's atomics gave.
 // ---------------------------------------------------------------------------------------------
 
-/// Rows with at most this many products get their lists in product order (the value of
-/// EscConfig::gather_ordered_max, which the builder takes): the row's thread or warp owns its C entries and walks the row
-/// in product order (no atomics); longer rows are walked by a team, one thread per A nonzero, with
-/// atomic positions (a thread or warp walking a hub row would serialise the build). An insertion
+/// Rows with at most this many products get their lists in product order (the default of
+/// EscConfig::gather_ordered_max, which the builder takes): the row's thread or lane group owns
+/// its C entries; longer rows are walked by a team, one thread per A nonzero, with atomic
+/// positions (a thread or warp walking a hub row would serialise the build). An insertion
 /// sort of the lists after an all-atomic fill gave the same order but made the build up to 14x
 /// slower (H100, session 7, run 37: 0.66 -> 9.0 ms for RAP of the 3D 27-point Laplacian).
 inline constexpr std::int64_t kOrderedFillMax = 4096;

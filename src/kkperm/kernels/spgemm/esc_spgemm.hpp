@@ -836,20 +836,20 @@ class EscSpgemm {
                           const Kokkos::View<int*, device_type>& cnt) {
     using exec = execution_space;
     const std::int64_t n = stats_.num_rows, max_work = cfg_.gather_ordered_max;
-    std::int64_t long_begin = n;
-    for (int b = 3; b >= 0; --b)
-      if (bin_off_[b + 1] > bin_off_[b] && bin_max_work_[b] > max_work) long_begin = bin_off_[b];
+    // over the non-empty bins: where rows over max_work can start (n: none), and the largest
+    // ordered row and C row (the scratch a row: enough for the largest ordered row, within
+    // gather_build_row_bytes)
+    std::int64_t long_begin = n, max_f = 0, max_c = 0;
+    for (int b = 0; b < 4; ++b) {
+      if (bin_off_[b + 1] == bin_off_[b]) continue;
+      if (bin_max_work_[b] > max_work && long_begin == n) long_begin = bin_off_[b];
+      max_f = std::max(max_f, std::min(bin_max_work_[b], max_work));
+      max_c = std::max(max_c, bin_max_c_[b]);
+    }
     const int lanes = cfg_.gather_build_lanes != 0
                           ? cfg_.gather_build_lanes
                           : esc_impl::gather_build_lanes_for<exec>(n > 0 ? stats_.sum_work / n : 0);
     stats_.gather_build_lanes = lanes;
-    // scratch a row: enough for the largest ordered row, within gather_build_row_bytes
-    std::int64_t max_f = 0, max_c = 0;
-    for (int b = 0; b < 4; ++b)
-      if (bin_off_[b + 1] > bin_off_[b]) {
-        max_f = std::max(max_f, std::min(bin_max_work_[b], max_work));
-        max_c = std::max(max_c, bin_max_c_[b]);
-      }
     const std::int64_t slice = std::min<std::int64_t>(esc_impl::gather_row_scratch_bytes(max_c, max_f),
                                                       static_cast<std::int64_t>(cfg_.gather_build_row_bytes));
     esc_impl::build_gather_plan<exec>(g, n, stats_.nnz_c, stats_.sum_work, max_work, long_begin, lanes, slice,

@@ -748,13 +748,7 @@ int gather_build_lanes_for(std::int64_t mean) {
   }
 }
 
-/// Calls f(on, act, pa, pb, e) for the products of A's row [a0, a0 + ka) in product order, W at a
-/// time (lane l of the row's W-lane group, `mask`: product base + l); every lane of the group calls
-/// f each round, `on` says whether it has a product (act: the group's lanes that have one, at
-/// hardware lane positions); pb: B's nonzero, e: the product's C entry (cb + its slot; `first`:
-/// the row's first product in the slot map). The group syncs after each round, so a round sees
-/// what the previous one wrote. The slots of kWalkBatch rounds are loaded before the first of them
-/// is used (one dependent global load a round would chain the rounds of a row).
+/// Rounds of the slot walk whose slots are loaded before the first of them is used.
 inline constexpr int kWalkBatch = 4;
 
 /// One batch of the slot walk: rounds r < kWalkBatch of the chunk's products from `base` (product
@@ -782,6 +776,13 @@ KOKKOS_INLINE_FUNCTION void walk_load_batch(const SlotView& slot, int excl, Boff
   }
 }
 
+/// Calls f(on, act, pa, pb, e) for the products of A's row [a0, a0 + ka) in product order, W at a
+/// time (lane l of the row's W-lane group, `mask`: product base + l); every lane of the group calls
+/// f each round, `on` says whether it has a product (act: the group's lanes that have one, at
+/// hardware lane positions); pb: B's nonzero, e: the product's C entry (cb + its slot; `first`:
+/// the row's first product in the slot map). The group syncs after each round, so a round sees
+/// what the previous one wrote. The slots of kWalkBatch rounds are loaded before the first of them
+/// is used (one dependent global load a round would chain the rounds of a row).
 template <int W, class Args, class SlotView, class F>
 KOKKOS_INLINE_FUNCTION void warp_walk_slots(const Args& g, const SlotView& slot, std::int64_t a0, int ka,
                                             std::int64_t first, std::int64_t cb, int lane, unsigned mask,
@@ -825,8 +826,9 @@ KOKKOS_INLINE_FUNCTION std::int64_t gather_row_scratch_bytes(std::int64_t nc, st
 /// otherwise the group works on cnt (zeroed here) and writes glist directly. A scratch row of one
 /// chunk and one batch (ka <= W, F <= kWalkBatch · W) loads its slots once and keeps them in
 /// registers for both the count and the fill (H100 run 177: 2D A² build 1.02 -> 0.84 ms, 3D
-/// 7-point AP 0.66 -> 0.44 ms). Rows above max_work only scan the counts gather_long_rows made. No atomics: a row's C entries are its group's own.
-/// Host backends: one lane, the row walked serially.
+/// 7-point AP 0.66 -> 0.44 ms). Rows above max_work only scan the counts gather_long_rows made.
+/// No global atomics: a row's C entries are its group's own (the scratch rows count and place
+/// with scratch atomics, then sort each list). Host backends: one lane, the row walked serially.
 /// Why (session 26): the build was a count pass and a long-row fill pass of a thread per A
 /// nonzero, each finding its row by binary search over A's row map, a scan over nnz(C) and the
 /// fill; the numeric that built the plan cost 5-21 steady re-setups (H100 runs 159-160). With the
