@@ -51,6 +51,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   KKPERM_REQUIRE(row_bytes >= 0 && row_bytes <= 1e9, "--esc-gather-row-bytes " << row_bytes << " outside [0, 1e9]");
   o.esc.gather_build_row_bytes = static_cast<std::size_t>(row_bytes);
   o.esc.gather_build_match = opt.has("--esc-gather-build-match");
+  o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
+  o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -182,6 +184,13 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-eager-slots", "",
            "ESC: the first numeric after symbolic allocates and fills the slot map (the default "
            "before session 24; re-setups reach the gather plan one numeric sooner)"},
+          {"--esc-setup-split", "",
+           "ESC: setup() runs symbolic() then numeric() instead of writing values in the symbolic "
+           "passes where that is faster (thread bin's fill, long warp-row rows' count; the default "
+           "since session 27)"},
+          {"--esc-setup-warp-mean", "N",
+           "ESC: setup() sums the warp-row range's values in its count pass when its rows average "
+           "at least N products (0: never)", "128"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

@@ -179,6 +179,27 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
       expect_reuse_path(esc, what + " [" + name + "], " + nth);
       EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + " [" + name + "], " + nth));
     }
+    // setup(): symbolic and the first numeric in one call (values summed in the count pass where
+    // that applies); C is NaN from its allocation on, and the numerics after it take the same
+    // paths as after symbolic() + numeric()
+    EscConfig pc = cfg;
+    pc.poison_c = true;
+    pc.setup_warp_values_mean = 1;  // the warp-row range's values in the count pass whatever its rows
+    EscSpgemm<Matrix> es(pc);
+    es.setup(A, B);
+    const std::string sw = what + " [" + name + "], setup";
+    EXPECT_TRUE(matches_reference(kkperm::to_host(es.C()), ref, sw));
+    EXPECT_EQ(es.stats().nnz_c, static_cast<std::int64_t>(ref.C.nnz())) << sw;
+    if (!cfg.lazy_slot_map || !cfg.setup_values_in_count || cfg.drop_zeros)
+      EXPECT_EQ(es.stats().setup_valued_rows, 0) << sw;
+    expect_numeric_path(es, pc, sw);
+    for (int k = 0; k < (cfg.lazy_slot_map ? 3 : 2); ++k) {
+      poison_values(es.C());
+      es.numeric(A, B);
+      const std::string nw = sw + ", numeric " + std::to_string(k + 2);
+      expect_reuse_path(es, nw, cfg.lazy_slot_map && k == 0);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(es.C()), ref, nw));
+    }
   }
 }
 }  // namespace
@@ -502,6 +523,92 @@ TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
       // check above; on Serial (no concurrency) they are bitwise equal.
       if (kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
         EXPECT_EQ(reused.values, fresh.values);
+    }
+  }
+}
+
+// setup() with values in the symbolic passes (the default): the thread bin's rows (on their own
+// kernel) are summed by its fill pass and the warp-row range's by its count pass (when its rows
+// average setup_warp_values_mean products: 1 here), the other bins by a numeric after the fill;
+// same structure as symbolic() + numeric() and values within the reference's bound. Without the
+// stash, or with rows below the mean, only the thread bin is summed; with eager slot maps or
+// switched off it is symbolic() + numeric() (no valued rows); a value change after it re-sets up
+// as after symbolic() + numeric().
+TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(260, 190, 0, 16, seed);
+  const auto hB = random_csr(190, 240, 0, 16, seed + 1);
+  const auto hA3 = random_csr(300, 190, 0, 3, seed + 2);  // F <= 9: the thread bin alone
+  const auto hB3 = random_csr(190, 240, 0, 3, seed + 3);
+  EscConfig tiny;  // every bin populated: thread (own kernel), warp-row range, block, global
+  tiny.setup_warp_values_mean = 1;
+  tiny.thread_max = 2;
+  tiny.warp_max = 40;
+  tiny.team_max = 120;
+  tiny.fold_thread_bin_below = 0;
+  EscConfig tiny_nfold = tiny;
+  tiny_nfold.numeric_fold_thread_mean = 1;  // the thread bin's numeric on the warp-row kernel
+  EscConfig tiny_perm = tiny;
+  tiny_perm.output_order = EscOutputOrder::permuted_then_restore;
+  EscConfig off = tiny, no_stash = tiny, eager = tiny, warp_values_off = tiny, team_rows = tiny;
+  off.setup_values_in_count = false;
+  no_stash.stash_limit_bytes = 0;
+  eager.lazy_slot_map = false;
+  warp_values_off.setup_warp_values_mean = 0;  // the thread bin alone
+  team_rows.warp_rows = false;
+  EscConfig thread_only;  // all rows in the thread bin, on its own kernel
+  thread_only.fold_thread_bin_below = 0;
+  EscConfig warp_mean = tiny;  // the warp-row range's rows are too short for values in the count
+  warp_mean.setup_warp_values_mean = 1 << 20;
+  EscConfig dflt_warp;
+  dflt_warp.setup_warp_values_mean = 1;
+  struct Case {
+    std::string name;
+    EscConfig cfg;
+    bool sparse;       // the F <= 9 product
+    bool warp, thread;  // expected to be summed in setup()'s symbolic passes
+  };
+  const std::vector<Case> cases = {
+      {"default_warp_values", dflt_warp, false, true, false},
+      {"tiny", tiny, false, true, true},               {"tiny_warp_mean", warp_mean, false, false, true},
+      {"tiny_numeric_fold", tiny_nfold, false, true, true}, {"tiny_permuted", tiny_perm, false, true, true},
+      {"warp_values_off", warp_values_off, false, false, true},  {"no_stash", no_stash, false, false, true},
+      {"team_rows", team_rows, false, false, true},    {"thread_only", thread_only, true, false, true},
+      {"off", off, false, false, false},               {"eager_slots", eager, false, false, false}};
+  for (const auto& c : cases) {
+    const auto& hX = c.sparse ? hA3 : hA;
+    const auto& hY = c.sparse ? hB3 : hB;
+    const auto ref = reference_multiply(hX, hY);
+    const auto A = kkperm::to_device<Matrix>(hX), B = kkperm::to_device<Matrix>(hY);
+    EscConfig cfg = c.cfg;
+    cfg.poison_c = true;
+    const std::string& name = c.name;
+    EscSpgemm<Matrix> split(cfg), fused(cfg);
+    split.symbolic(A, B);
+    split.numeric(A, B);
+    fused.setup(A, B);
+    const auto& st = fused.stats();
+    const std::int64_t want = (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0);
+    EXPECT_GT(c.warp || c.thread ? st.setup_valued_rows : 1, 0) << name;
+    EXPECT_EQ(st.setup_valued_rows, want) << name;
+    if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
+      EXPECT_GT(st.bin_rows[0], 0) << name;
+      EXPECT_GT(st.bin_rows[2], 0) << name;
+      EXPECT_GT(st.bin_rows[3], 0) << name;
+    }
+    const auto hs = kkperm::to_host(split.C()), hf = kkperm::to_host(fused.C());
+    EXPECT_EQ(hf.row_map, hs.row_map) << name;
+    EXPECT_EQ(hf.entries, hs.entries) << name;
+    EXPECT_TRUE(matches_reference(hf, ref, "setup [" + name + "]"));
+    for (int round = 0; round < 3; ++round) {  // re-setups with new values, as after numeric()
+      const auto hA2 = revalue(hX, seed + 10 + round), hB2 = revalue(hY, seed + 20 + round);
+      const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
+      poison_values(fused.C());
+      fused.numeric(A2, B2);
+      const std::string w = "setup [" + name + "], re-setup " + std::to_string(round);
+      expect_reuse_path(fused, w, cfg.lazy_slot_map && round == 0);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(fused.C()), reference_multiply(hA2, hB2), w));
     }
   }
 }

@@ -63,7 +63,8 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows
        << " thread_bin_folded=" << s.thread_bin_folded << " warp_row_lanes=" << s.warp_row_lanes << "/"
        << s.numeric_warp_row_lanes << " c_from_pool=" << esc_.config().c_from_pool
-       << " c_alloc_ms=" << 1e3 * s.c_alloc_s << " phases_ms=" << 1e3 * s.analysis_s << "/"
+       << " c_alloc_ms=" << 1e3 * s.c_alloc_s << " setup_valued_rows=" << s.setup_valued_rows
+       << " phases_ms=" << 1e3 * s.analysis_s << "/"
        << 1e3 * (s.plan_sort_s + s.reorder_s) << "/" << 1e3 * s.count_s << "/" << 1e3 * s.fill_s << "/"
        << 1e3 * s.slot_build_s << "/" << 1e3 * s.numeric_s;
     return os.str();
@@ -97,6 +98,14 @@ class EscPlan final : public SpgemmPlan<Matrix> {
     }
   }
   void numeric_impl(const Matrix& A, const Matrix& B) override { esc_.numeric(A, B); }
+  bool setup_symbolic_impl(const Matrix& A, const Matrix& B) override {
+    try {
+      esc_.setup(A, B, /*analyzed=*/true);  // symbolic and the first numeric, C complete
+    } catch (const spgemm::EscCapacityError& e) {
+      throw CandidateNotApplicable(this->name() + ": " + e.what());
+    }
+    return true;
+  }
 
  private:
   static spgemm::EscConfig cfg(SpgemmCandidate c, const SpgemmPlanOptions& o) {

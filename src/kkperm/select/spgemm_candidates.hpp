@@ -156,23 +156,7 @@ class SpgemmPlan {
   const SpgemmWorkEstimate& estimate() const { return est_; }
   bool has_symbolic() const { return has_symbolic_; }
 
-  void symbolic(const Matrix& A, const Matrix& B) {
-    has_symbolic_ = false;
-    const std::string who = "kkperm::spgemm_symbolic(" + name() + ")";
-    KKPERM_REQUIRE(A.numCols() == B.numRows(), who << ": A is " << A.numRows() << " x "
-                                                   << A.numCols() << " but B is " << B.numRows()
-                                                   << " x " << B.numCols());
-    const bool sorted = !info(candidate_).accepts_unsorted;
-    validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
-    est_ = estimate_impl(A, B);
-    const std::string reason =
-        spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
-                            opts_.guard);
-    if (!reason.empty()) throw CandidateNotApplicable(name() + ": " + reason);
-    symbolic_impl(A, B);
-    if (opts_.check_reuse) check_.record(A, B);  // enqueued, no wait; numeric() compares
-    has_symbolic_ = true;
-  }
+  void symbolic(const Matrix& A, const Matrix& B) { symbolic_common(A, B, false); }
 
   void numeric(const Matrix& A, const Matrix& B) {
     const std::string who = "kkperm::spgemm_numeric(" + name() + ")";
@@ -202,9 +186,10 @@ class SpgemmPlan {
   /// Candidates whose symbolic() already computes C's values (cuSPARSE ALG1-3: one
   /// workEstimation/compute/copy pipeline) do not run a numeric here: their one-shot product is
   /// that single pipeline, and a setup timed as symbolic + numeric would count it twice.
+  /// A candidate may do both at once (setup_symbolic_impl: ESC sums values in its count pass).
   void setup(const Matrix& A, const Matrix& B) {
-    symbolic(A, B);
-    if (!symbolic_computes_values()) numeric_impl(A, B);
+    const bool values = symbolic_common(A, B, true);
+    if (!values && !symbolic_computes_values()) numeric_impl(A, B);
   }
 
   /// The product (structure after symbolic(), values after numeric()).
@@ -233,9 +218,39 @@ class SpgemmPlan {
   /// Runs right after estimate_impl(A, B) with the same matrices.
   virtual void symbolic_impl(const Matrix& A, const Matrix& B) = 0;
   virtual void numeric_impl(const Matrix& A, const Matrix& B) = 0;
+  /// setup()'s symbolic: returns true when it wrote C's values as well (then setup() runs no
+  /// numeric). Default: symbolic_impl, false.
+  virtual bool setup_symbolic_impl(const Matrix& A, const Matrix& B) {
+    symbolic_impl(A, B);
+    return false;
+  }
   const SpgemmPlanOptions& options() const { return opts_; }
 
  private:
+  /// symbolic(); with `setup`, through setup_symbolic_impl. Returns whether C's values are written.
+  bool symbolic_common(const Matrix& A, const Matrix& B, bool setup) {
+    has_symbolic_ = false;
+    const std::string who = "kkperm::spgemm_symbolic(" + name() + ")";
+    KKPERM_REQUIRE(A.numCols() == B.numRows(), who << ": A is " << A.numRows() << " x "
+                                                   << A.numCols() << " but B is " << B.numRows()
+                                                   << " x " << B.numCols());
+    const bool sorted = !info(candidate_).accepts_unsorted;
+    validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
+    est_ = estimate_impl(A, B);
+    const std::string reason =
+        spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
+                            opts_.guard);
+    if (!reason.empty()) throw CandidateNotApplicable(name() + ": " + reason);
+    bool values = false;
+    if (setup)
+      values = setup_symbolic_impl(A, B);
+    else
+      symbolic_impl(A, B);
+    if (opts_.check_reuse) check_.record(A, B);  // enqueued, no wait; numeric() compares
+    has_symbolic_ = true;
+    return values;
+  }
+
   SpgemmCandidate candidate_;
   SpgemmPlanOptions opts_;
   SpgemmWorkEstimate est_;

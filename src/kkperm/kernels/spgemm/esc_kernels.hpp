@@ -866,7 +866,7 @@ KOKKOS_INLINE_FUNCTION int staged_col_pos(const O* cols, int nc, O c) {
 /// insertion (expansion and sort in one sweep), contracted, counted or written.
 template <class Exec, class Args>
 void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_f,
-                         bool fill) {
+                         bool fill, bool with_vals = false) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
@@ -881,34 +881,38 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, st
   const auto entC = g.entC;
   const auto valC = g.valC;
   const bool direct = g.direct, drop = g.drop;
-  const std::size_t per_thread = static_cast<std::size_t>(cap) * (sizeof(O) + (drop ? sizeof(V) : 0)) + 16;
+  // values carried through the sort and summed: with drop_zeros (the kept set depends on them) or
+  // when asked (with_vals: setup()'s fill pass writes C's values, no numeric for these rows)
+  const bool carry = drop || (fill && with_vals);
+  const std::size_t per_thread = static_cast<std::size_t>(cap) * (sizeof(O) + (carry ? sizeof(V) : 0)) + 16;
   int T = 1;
   const auto policy = row_thread_policy<Exec>(end - begin, per_thread, T);
   Kokkos::parallel_for(
-      fill ? "kkperm::spgemm::esc::symbolic_fill_thread" : "kkperm::spgemm::esc::symbolic_count_thread",
+      fill ? (carry ? "kkperm::spgemm::esc::symbolic_fill_values_thread" : "kkperm::spgemm::esc::symbolic_fill_thread")
+           : "kkperm::spgemm::esc::symbolic_count_thread",
       policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
-        V* vbase = drop ? static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8))
-                        : nullptr;
+        V* vbase = carry ? static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8))
+                         : nullptr;
         O* cbase = static_cast<O*>(team.team_scratch(0).get_shmem_aligned(sizeof(O) * T * cap, 8));
         const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
         if (p >= end) return;
         const StridedArray<O> cols{cbase + tr, T};
-        const StridedArray<V> vals{drop ? vbase + tr : vbase, T};
+        const StridedArray<V> vals{carry ? vbase + tr : vbase, T};
         const auto i = perm(p);
         const std::int64_t o = direct ? static_cast<std::int64_t>(i) : p;
         int n = 0;
         for (auto pa = rowA(i); pa < rowA(i + 1); ++pa) {
           const auto k = entA(pa);
-          const V a = drop ? valA(pa) : V(0);
+          const V a = carry ? valA(pa) : V(0);
           for (auto pb = rowB(k); pb < rowB(k + 1); ++pb) {
             // insertion into the sorted prefix: expansion and sort in one sweep
             const O c = entB(pb);
-            const V v = drop ? a * valB(pb) : V(0);
-            // (values moved only with drop_zeros: without it they are never read, and moving
-            // them cost local-memory traffic in every insertion)
+            const V v = carry ? a * valB(pb) : V(0);
+            // (values moved only when carried: otherwise they are never read, and moving them
+            // cost local-memory traffic in every insertion)
             int t = n;
-            if (drop) {
+            if (carry) {
               while (t > 0 && cols[t - 1] > c) {
                 cols[t] = cols[t - 1];
                 vals[t] = vals[t - 1];
@@ -929,10 +933,10 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, st
         int m = 0;
         for (int t = 0; t < n; ++t) {
           if (m > 0 && cols[m - 1] == cols[t]) {
-            if (drop) vals[m - 1] += vals[t];
+            if (carry) vals[m - 1] += vals[t];
           } else {
             cols[m] = cols[t];
-            if (drop) vals[m] = vals[t];
+            if (carry) vals[m] = vals[t];
             ++m;
           }
         }
@@ -951,7 +955,7 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, st
         } else {
           const std::int64_t base = static_cast<std::int64_t>(rowC(o));
           for (int t = 0; t < m; ++t) entC(base + t) = cols[t];
-          if (drop)  // drop_zeros: the structure depends on the values, written here
+          if (carry)  // drop_zeros (the structure depends on the values) or with_vals
             for (int t = 0; t < m; ++t) valC(base + t) = vals[t];
         }
       });

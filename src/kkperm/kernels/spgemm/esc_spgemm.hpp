@@ -225,6 +225,27 @@ struct EscConfig {
   /// ordinary managed Kokkos Views either way; the pool memory returns to the pool when the last
   /// of them goes. No effect on host backends.
   bool c_from_pool = true;
+  /// setup() (symbolic + first numeric in one call) writes C's values in the symbolic passes for
+  /// rows where that was measured faster than the first numeric (H100 runs 180-184, session 27):
+  /// - the thread bin, when it has a kernel of its own: its fill pass carries each product's value
+  ///   through the row's sort and writes the sums (2D 5-point AP setup 0.72 -> 0.62 ms, A²
+  ///   0.93 -> 0.86);
+  /// - the warp-row range, when its rows average at least setup_warp_values_mean products: its
+  ///   count pass walks each row a second time once the row's columns are known and sums the
+  ///   values into the row's scratch, stashed with the columns (room for Σ F_i of the range in
+  ///   values too, within stash_limit_bytes) and copied by the fill pass.
+  /// The other rows get the first numeric after the fill. Needs lazy_slot_map, not drop_zeros.
+  /// Off: setup() is symbolic() then numeric(). Either way the numeric() calls after it behave the
+  /// same.
+  bool setup_values_in_count = true;
+  /// Least mean products a row of the warp-row range for its values in setup()'s count pass; 0:
+  /// never. H100 ncu, run 184: the fused count pass against count + numeric kernels, 3D 7-point
+  /// R(AP) (mean 322) 641 against 715 µs; 2D 5-point R(AP) (mean 74) 396 against 405 µs; 3D
+  /// 7-point A² (mean 48) 3 799 against 3 049 µs. Hence 128.
+  std::int64_t setup_warp_values_mean = 128;
+  /// Tests: C's values are NaN right after C is allocated, so that an entry no kernel writes
+  /// (setup(), where no caller can poison C first) fails the comparison.
+  bool poison_c = false;
 };
 
 /// What one symbolic/numeric pair did, for reports and the perf tools.
@@ -261,6 +282,9 @@ struct EscStats {
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
+  /// the last setup() summed values in the count pass (EscConfig::setup_values_in_count) for
+  /// this many rows (0: none; setup() ran symbolic() and numeric())
+  std::int64_t setup_valued_rows = 0;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
@@ -518,6 +542,7 @@ class EscSpgemm {
     }
     analyzed_ = false;  // one symbolic per analysis
     has_symbolic_ = false;
+    warp_valued_ = thread_valued_ = false;
     slots_ready_ = false;
     gather_ready_ = false;
     release_gather_plan();
@@ -598,6 +623,13 @@ class EscSpgemm {
     const auto t_end = clock_.mark();
     clock_.span(&stats_.slot_build_s, t_slots, t_end);
     clock_.span(&stats_.symbolic_s, t0, t_end);
+    if (warp_valued_ || thread_valued_) {  // setup(): values of those rows written; the others'
+      run_numeric_search(g, slot16_, /*record=*/false, /*rest_only=*/true);
+      clock_.span(&stats_.numeric_s, t_end);
+      stats_.setup_valued_rows = (warp_valued_ ? bin_off_[2] - warp_begin_ : 0) +
+                                 (thread_valued_ ? bin_off_[1] - bin_off_[0] : 0);
+      numerics_since_symbolic_ = 1;  // this was the first numeric
+    }
 
     if (direct) {
       rowC_ = rowD;
@@ -616,7 +648,7 @@ class EscSpgemm {
       allocate_c("kkperm::C", n + 1, nnz, rowC, entC, valC);
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
-                                   cfg_.drop_zeros);
+                                   cfg_.drop_zeros || warp_valued_ || thread_valued_);
       rowC_ = rowC;
       clock_.span(&stats_.symbolic_restore_s, t0);
       C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
@@ -634,7 +666,31 @@ class EscSpgemm {
     has_symbolic_ = true;
   }
 
-  void numeric(const Matrix& A, const Matrix& B) {
+  /// symbolic(A, B, analyzed) and the first numeric(A, B) in one call, what an AMG setup or a
+  /// one-shot product needs: C complete, and the numeric() calls after it behave as after a
+  /// symbolic() and one numeric(). With EscConfig::setup_values_in_count the warp-row range sums
+  /// its values in the count pass (stats().setup_valued_rows); the other rows, or all of them
+  /// when that does not apply, get the first numeric. No structure check between the two (nothing
+  /// can change A or B in between; symbolic() records the hash later numeric() calls compare).
+  void setup(const Matrix& A, const Matrix& B, bool analyzed = false) {
+    values_in_count_ = cfg_.setup_values_in_count && cfg_.lazy_slot_map && !cfg_.drop_zeros;
+    try {
+      symbolic(A, B, analyzed);
+    } catch (...) {
+      values_in_count_ = false;
+      throw;
+    }
+    values_in_count_ = false;
+    if (cfg_.drop_zeros || stats_.setup_valued_rows > 0) return;  // C's values are written
+    numeric_run(A, B, /*check=*/false, /*trusted=*/true);
+  }
+
+  void numeric(const Matrix& A, const Matrix& B) { numeric_run(A, B, cfg_.check_reuse); }
+
+  /// numeric(A, B), with the structure check only when `check`; `trusted`: A and B are known to
+  /// have symbolic()'s structure (setup()), so no host wait for the search kernels' flag either
+  /// (public: nvcc).
+  void numeric_run(const Matrix& A, const Matrix& B, bool check, bool trusted = false) {
     using exec = execution_space;
     KKPERM_REQUIRE(has_symbolic_, "kkperm::spgemm_numeric: call symbolic() first");
     KKPERM_REQUIRE(A.numRows() == a_rows_ && A.numCols() == a_cols_ && B.numCols() == b_cols_ &&
@@ -645,10 +701,10 @@ class EscSpgemm {
     // With the gather plan, numeric reads only values at positions symbolic() fixed, so it runs
     // before the check's wait (one wait, no idle device between hash and numeric); on a failed
     // check C's values are then unspecified. Paths that read A's and B's indices check first.
-    const bool late_check = cfg_.check_reuse && !numeric_reads_indices();
+    const bool late_check = check && !numeric_reads_indices();
     if (late_check) {
       check_.enqueue(A, B);
-    } else if (cfg_.check_reuse) {
+    } else if (check) {
       KKPERM_REQUIRE(check_.matches(A, B),
                      "kkperm::spgemm_numeric: the structure of A or B changed since symbolic(); re-run "
                      "symbolic()");
@@ -707,7 +763,7 @@ class EscSpgemm {
       // With the structure check on, it passed before this numeric ran (the search path reads
       // indices, so it checks first): A and B have symbolic()'s structure and every product has
       // its place in C. Without it, the kernels' flag says whether one fell outside (a host wait).
-      if (!cfg_.check_reuse) {
+      if (!check && !trusted) {
         int flag = 0;
         Kokkos::deep_copy(flag, missing_);
         KKPERM_REQUIRE(flag == 0, "kkperm::spgemm_numeric: a product term falls outside C's "
@@ -719,9 +775,12 @@ class EscSpgemm {
     }
   }
 
-  /// Numeric by binary search; with `record` the positions go to `slot` (public: nvcc).
+  /// Numeric by binary search; with `record` the positions go to `slot`. `rest_only` (setup()
+  /// with values in the count pass): all but the rows whose values the symbolic passes wrote (the
+  /// warp-row range [warp_begin_, bin_off_[2]) when warp_valued_, the thread bin when
+  /// thread_valued_) (public: nvcc).
   template <class SlotView>
-  void run_numeric_search(const args_t& g, const SlotView& slot, bool record) {
+  void run_numeric_search(const args_t& g, const SlotView& slot, bool record, bool rest_only = false) {
     using exec = execution_space;
     // reset on the stream (deep_copy of a scalar fences before and after: a host wait)
     const auto missing = missing_;
@@ -732,19 +791,35 @@ class EscSpgemm {
     // (numeric_fold_thread_mean; a thread bin of 10^6 rows of ~12 products stays on its thread
     // kernel: the 2D 5-point AP's first numeric went 0.48 -> 1.18 ms on the warp-row kernel in
     // H100 run 101, before lane groups, and 0.32 -> 0.40 ms in run 175)
-    const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1];
+    const bool skip_thread = rest_only && thread_valued_, skip_warp = rest_only && warp_valued_;
+    const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1] && !skip_thread;
     const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, bin_max_c_[1]);
     int lanes = 0;
-    if (warp_rows_)
-      lanes = esc_impl::numeric_warp_rows<exec>(g, numeric_begin_, bin_off_[2], mc, missing_, aprod_, slot,
-                                                record, numeric_lanes_, cfg_.warp_rows_per_team);
-    stats_.numeric_warp_row_lanes = lanes;
-    if (lanes > 0) {
-      if (!folded)
+    if (skip_warp) {
+      if (!skip_thread && warp_begin_ > bin_off_[0]) {  // the thread bin: its own symbolic kernel
+        const int l = folded ? esc_impl::numeric_warp_rows<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_,
+                                                                 aprod_, slot, record, numeric_lanes_,
+                                                                 cfg_.warp_rows_per_team)
+                             : 0;
+        if (l == 0)
+          esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
+                                             record);
+      }
+    } else if (warp_rows_) {
+      lanes = esc_impl::numeric_warp_rows<exec>(g, folded ? numeric_begin_ : bin_off_[1], bin_off_[2], mc, missing_,
+                                                aprod_, slot, record, numeric_lanes_, cfg_.warp_rows_per_team);
+      stats_.numeric_warp_row_lanes = lanes;
+    }
+    if (skip_warp) {
+      // the warp-row range is done
+    } else if (lanes > 0) {
+      if (!folded && !skip_thread)
         esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
                                            record);
     } else {
-      esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
+      if (!skip_thread)
+        esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
+                                           record);
       esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
                                        bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
                                        record, stats_.numeric_level_warp);
@@ -902,6 +977,8 @@ class EscSpgemm {
     const bool counting = cfg_.count_bitmap_rows && !fill && warp_rows_;
     Kokkos::View<int, device_type> nbit;
     if (counting) nbit = Kokkos::View<int, device_type>("kkperm::esc::bitmap_rows");
+    // setup(): the thread bin's fill pass (when the thread bin is on its own kernel) sums values
+    const bool thread_values = fill && values_in_count_ && bin_off_[1] > bin_off_[0];
     const auto read_count = [&] {
       if (!counting) return;
       int h = 0;
@@ -912,21 +989,27 @@ class EscSpgemm {
       const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
       const bool stashed = stash_.view().extent(0) > 0;
       const bool block_stashed = stashed && stash_end_ > bin_off_[2];
-      if (fill && stashed) {  // single pass: the count pass stashed the rows' columns
+      if (fill && stashed) {  // single pass: the count pass stashed the rows' columns (and sums)
         esc_impl::copy_stashed_rows<exec>(g, warp_begin_, stash_end_, stash_.view().data(), stash_off_,
-                                          cfg_.warp_rows_per_team);
+                                          cfg_.warp_rows_per_team, warp_valued_ ? vstash_.view().data() : nullptr,
+                                          bin_off_[2]);
       }
       int lanes = 0;
       if (!(fill && stashed)) {
+        // values in the count pass (setup()) when planned
+        value_type* vst = !fill && vstash_.view().extent(0) > 0 ? vstash_.view().data() : nullptr;
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
-                                                   counting ? nbit.data() : nullptr);
+                                                   counting ? nbit.data() : nullptr, vst);
+        if (!fill) warp_valued_ = vst != nullptr && lanes > 0;
         stats_.warp_row_lanes = lanes;
       }
       if ((fill && stashed) || lanes > 0) {
-        if (warp_begin_ > bin_off_[0])
-          esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
+        if (warp_begin_ > bin_off_[0]) {
+          esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill, thread_values);
+          if (fill) thread_valued_ = thread_values;
+        }
         if (!(fill && block_stashed)) {
           ordinal_type* bstash = block_stashed ? stash_.view().data() : nullptr;
           const bool walked = cfg_.block_rows &&
@@ -950,7 +1033,8 @@ class EscSpgemm {
       release_stash();
       stats_.stash_bytes = 0;
     }
-    esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill);
+    esc_impl::symbolic_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_work_[0], fill, thread_values);
+    if (fill) thread_valued_ = thread_values;
     if (cfg_.drop_zeros || !cfg_.team_bin_hash) {  // drop_zeros: kept set depends on sums
       esc_impl::symbolic_team_bin<exec>(g, bin_off_[1], bin_off_[2], fill, cfg_.warp_team_size,
                                         bin_max_work_[1], bin_max_ka_[1],
@@ -1013,10 +1097,12 @@ class EscSpgemm {
     const auto a0 = std::chrono::steady_clock::now();
     esc_impl::allocate_crs_block(label, n1, nnz, row, ent, val, cfg_.c_from_pool);
     stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
+    if (cfg_.poison_c) Kokkos::deep_copy(val, std::numeric_limits<value_type>::quiet_NaN());
   }
   /// The single-pass stash and its offsets back to the pool; no stashed range.
   void release_stash() {
     stash_ = pooled_t<ordinal_type>();
+    vstash_ = pooled_t<value_type>();
     stash_off_ = work_view();
     stash_off_mem_ = pooled_t<std::int64_t>();
     stash_end_ = 0;
@@ -1151,6 +1237,20 @@ class EscSpgemm {
     } catch (const std::exception&) {  // no memory for it: two passes
       release_stash();
       stats_.stash_bytes = 0;
+      return;
+    }
+    // setup() with values in the count pass: the warp-row range's sums (Σ F of the range values)
+    const std::int64_t mean = cfg_.setup_warp_values_mean;
+    const bool warp_values = values_in_count_ && mean > 0 && range_work_ >= mean * stats_.warp_row_rows;
+    const std::size_t vbytes = warp_values ? static_cast<std::size_t>(range_work_) * sizeof(value_type) : 0;
+    if (vbytes == 0 || bytes + vbytes > cfg_.stash_limit_bytes ||
+        (cfg_.memory_limit_bytes != 0 && other + bytes + vbytes > cfg_.memory_limit_bytes))
+      return;
+    try {
+      vstash_ = pooled_t<value_type>("kkperm::esc::value_stash", static_cast<std::size_t>(range_work_));
+      stats_.stash_bytes += vbytes;
+    } catch (const std::exception&) {  // no memory for it: the setup's numeric computes the values
+      vstash_ = pooled_t<value_type>();
     }
   }
 
@@ -1181,6 +1281,10 @@ class EscSpgemm {
   work_view stash_off_;                    ///< their offsets per range position
   std::int64_t stash_end_ = 0;             ///< stashed range: plan positions [warp_begin_, stash_end_)
   pooled_t<std::int64_t> stash_off_mem_;
+  pooled_t<value_type> vstash_;  ///< setup() values in the count pass: the warp-row range's sums
+  bool values_in_count_ = false;  ///< setup() asks symbolic() for values in the count pass
+  bool warp_valued_ = false;      ///< the last count pass summed the warp-row range's values
+  bool thread_valued_ = false;    ///< the last fill pass wrote the thread bin's values
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};

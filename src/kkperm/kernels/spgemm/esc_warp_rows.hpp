@@ -233,9 +233,10 @@ KOKKOS_INLINE_FUNCTION int bitmap_set(unsigned* bm, std::int64_t d, std::int64_t
 /// Number of set bits of bm[0, words); with `out`, also writes the columns lo + (bit index) of
 /// the set bits to out[0, ...) in increasing order (the row's lanes take W words a round: a lane
 /// scan of their bit counts places each lane's columns). Every lane of the row's group calls it.
+/// With `pre`, also pre[w] = the set bits of bm[0, w) (rank prefix, bitmap_rank; needs `out`).
 template <class O>
 KOKKOS_INLINE_FUNCTION int bitmap_emit(const unsigned* bm, int words, O lo, O* out, int lane, int W,
-                                       unsigned mask) {
+                                       unsigned mask, int* pre = nullptr) {
   int off = 0;
   for (int b = 0; b < words; b += W) {
     unsigned w = b + lane < words ? bm[b + lane] : 0u;
@@ -245,12 +246,57 @@ KOKKOS_INLINE_FUNCTION int bitmap_emit(const unsigned* bm, int words, O lo, O* o
       continue;
     }
     const int ex = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
+    if (pre != nullptr && b + lane < words) pre[b + lane] = off + ex;
     O* dst = out + off + ex;
     const O base = lo + static_cast<O>(b + lane) * 32;
     for (; w != 0u; w &= w - 1u) *dst++ = base + static_cast<O>(kkperm::detail::lowest_bit32(w));
     off += kkperm::detail::warp_shfl_idx(ex + c, W - 1, W, mask);
   }
   return out == nullptr ? kkperm::detail::warp_sum32(off, W, mask) : off;
+}
+
+/// Position of window column d (its bit set) among the set bits of bm: pre[d / 32] plus the set
+/// bits below it in its word (bitmap_emit's rank prefix).
+KOKKOS_INLINE_FUNCTION int bitmap_rank(const unsigned* bm, const int* pre, std::int64_t d) {
+  const int w = static_cast<int>(d >> 5);
+  const unsigned below = (1u << static_cast<unsigned>(d & 31)) - 1u;
+  return pre[w] + kkperm::detail::popcount32u(bm[w] & below);
+}
+
+/// The values of a row whose nc sorted columns are known: every product a·b of A's row
+/// [a0, a0 + ka) added atomically at pos(column) of the row's sums (a second walk: the row's loads
+/// are fresh in cache), written to vout[0, nc). The sums are in the row's scratch from byte
+/// `used` on when they fit before byte `share` (then copied out), else summed in vout itself
+/// (global atomics). In scratch, each 8 lanes of the group add into a copy of their own (up to
+/// W / 8 copies, as many as fit; summed at the end): an R(AP) row sends ~7 products to each of its
+/// columns, and lanes that hit the same double at once retry their atomics in turn. Every lane of
+/// the row's group calls it.
+template <class Args, class V, class Pos>
+KOKKOS_INLINE_FUNCTION void sum_row_values(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
+                                           unsigned mask, char* scratch, std::size_t used, std::size_t share,
+                                           int nc, V* vout, const Pos& pos) {
+  using O = typename Args::EntC::non_const_value_type;
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(scratch) + used;
+  const std::size_t at = used + static_cast<std::size_t>((alignof(V) - addr % alignof(V)) % alignof(V));
+  int copies = W >= 8 ? W / 8 : 1;
+  while (copies > 1 && at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) copies >>= 1;
+  const bool local = at + static_cast<std::size_t>(copies) * nc * sizeof(V) <= share;
+  V* acc = local ? reinterpret_cast<V*>(scratch + at) : vout;
+  if (!local) copies = 1;
+  for (int t = lane; t < copies * nc; t += W) acc[t] = V(0);
+  kkperm::detail::sync_warp_lanes(mask);
+  V* mine = acc + (lane * copies / W) * nc;
+  warp_for_each_product(
+      g, a0, ka, lane, W, mask,
+      [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
+      [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
+  if (!local) return;
+  kkperm::detail::sync_warp_lanes(mask);
+  for (int t = lane; t < nc; t += W) {
+    V sum = acc[t];
+    for (int c = 1; c < copies; ++c) sum += acc[c * nc + t];
+    vout[t] = sum;
+  }
 }
 
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
@@ -265,16 +311,27 @@ KOKKOS_INLINE_FUNCTION int bitmap_emit(const unsigned* bm, int words, O lo, O* o
 /// row's stash slice holds its F_i ≥ nnz(C row) columns), and the fill pass becomes
 /// copy_stashed_rows — the rows are hashed once instead of twice. symbolic_warp_rows_launch is
 /// the kernel for W lanes a row; symbolic_warp_rows picks W and the rows per team.
-template <class Exec, int W, class Args, class StashOff>
+/// Values in the count pass (Vals, with a stash and `vstash`; a setup's symbolic + first numeric
+/// in one launch): once the row's sorted columns are known (bitmap or hash table, as without
+/// values), a second walk of its products adds each a·b atomically into the row's sums
+/// (sum_row_values: in the row's scratch after the bitmap or the sorted columns when they fit,
+/// else in the stash; the position from the bitmap's rank prefix, or by binary search in the
+/// sorted columns), and the sums go to vstash + soff(p - begin). The bitmap and its rank prefix
+/// share the row's scratch (half the words each); symbolic_warp_rows adds room for one copy of the
+/// largest row's sums when that costs no rows per team.
+template <class Exec, int W, bool Vals, class Args, class StashOff>
 void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                                std::size_t per_row, int R,
                                typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                               bool bitmap, int* bitmap_rows) {
+                               bool bitmap, int* bitmap_rows,
+                               typename Args::ValC::non_const_value_type* vstash) {
   using O = typename Args::EntC::non_const_value_type;
+  using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const O empty = -1;  // columns are >= 0 (validated)
-  const int words_avail = static_cast<int>((per_row - 16) / 4);  // the row's scratch as bitmap words
+  // the row's scratch as bitmap words (with values: half the keys' part, the rank prefix the rest)
+  const int words_avail = static_cast<int>((per_row - 16) / (Vals ? 8 : 4));
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), W);
     const int lane = lg.lane;
@@ -313,9 +370,14 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
             [&](const O c, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(c) - lo, span); });
         if (kkperm::detail::warp_ballot(outside != 0, mask) == 0u) {
           kkperm::detail::sync_warp_lanes(mask);
-          const int unique = bitmap_emit(bm, words, lo, out, lane, W, mask);
+          int* pre = Vals ? reinterpret_cast<int*>(bm + words) : nullptr;
+          const int unique = bitmap_emit(bm, words, lo, out, lane, W, mask, pre);
           if (!fill && lane == 0) g.cnt(o) = unique;
           if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
+          if (Vals)
+            sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
+                           2 * static_cast<std::size_t>(words) * 4, per_row - 16, unique, vstash + soff(p - begin),
+                           [&](const O c) { return bitmap_rank(bm, pre, static_cast<std::int64_t>(c) - lo); });
           return;
         }
         kkperm::detail::sync_warp_lanes(mask);  // the table below overwrites the bitmap
@@ -358,36 +420,72 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
         }
     }
     for (int t = lane; t < unique; t += W) out[t] = table[t];
+    if (Vals) {
+      kkperm::detail::sync_warp_lanes(mask);  // the sorted columns, read by every lane below
+      sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
+                     static_cast<std::size_t>(unique) * sizeof(O), per_row - 16, unique, vstash + soff(p - begin),
+                     [&](const O c) { return staged_col_pos(table, unique, c); });
+    }
   };
   // team size R * W <= 256: within the launch bounds
   policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(per_row * R));
   Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_warp_rows"
-                            : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_warp_rows"
-                                                : "kkperm::spgemm::esc::symbolic_count_warp_rows"),
+                            : (Vals ? "kkperm::spgemm::esc::symbolic_count_values_warp_rows"
+                                    : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_warp_rows"
+                                                        : "kkperm::spgemm::esc::symbolic_count_warp_rows")),
                        policy, body);
 }
 
+/// symbolic_warp_rows_launch with the lanes `W` and the values flag as compile-time constants
+/// (H100 run 106: with a run-time width the shuffles' loops and masks made the one-warp-per-row
+/// count pass 10-16 % slower).
+template <class Exec, bool Vals, class Args, class StashOff>
+void symbolic_warp_rows_dispatch(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::size_t per_row,
+                                 const RowGroups& rg, typename Args::EntC::non_const_value_type* stash,
+                                 const StashOff& soff, bool bitmap, int* bitmap_rows,
+                                 typename Args::ValC::non_const_value_type* vstash) {
+  if constexpr (is_host_exec<Exec>()) {
+    symbolic_warp_rows_launch<Exec, 1, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
+                                             vstash);
+  } else if (rg.lanes == 8) {
+    symbolic_warp_rows_launch<Exec, 8, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
+                                             vstash);
+  } else if (rg.lanes == 16) {
+    symbolic_warp_rows_launch<Exec, 16, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
+                                              bitmap_rows, vstash);
+  } else {
+    symbolic_warp_rows_launch<Exec, 32, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
+                                              bitmap_rows, vstash);
+  }
+}
+
+/// `vstash` (count pass with a stash only): values in the count pass, see
+/// symbolic_warp_rows_launch.
 template <class Exec, class Args, class StashOff>
 int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                        std::int64_t max_work,
                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                       int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr) {
+                       int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr,
+                       typename Args::ValC::non_const_value_type* vstash = nullptr) {
   using O = typename Args::EntC::non_const_value_type;
+  using V = typename Args::ValC::non_const_value_type;
   const std::size_t per_row = warp_symbolic_bytes<O>(max_work);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
-  // the lanes are a compile-time constant of each kernel (H100 run 106: with a run-time width the
-  // shuffles' loops and masks made the one-warp-per-row count pass 10-16 % slower)
-  if constexpr (is_host_exec<Exec>()) {
-    symbolic_warp_rows_launch<Exec, 1>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
-  } else if (rg.lanes == 8) {
-    symbolic_warp_rows_launch<Exec, 8>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
-  } else if (rg.lanes == 16) {
-    symbolic_warp_rows_launch<Exec, 16>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
+  if (vstash != nullptr && stash != nullptr && !fill) {
+    // room for one copy of the largest row's sums as well, unless that would cost rows per team
+    // (rows whose sums do not fit the row's share sum them in the stash, sum_row_values)
+    const std::size_t sums = static_cast<std::size_t>(max_work > 0 ? max_work : 1) * sizeof(V);
+    const std::size_t wide = (per_row + sums + 15) / 16 * 16;
+    const RowGroups rw = warp_row_groups<Exec>(wide, lanes, max_warps);
+    const bool more = rw.rows == rg.rows && rw.lanes == rg.lanes;
+    symbolic_warp_rows_dispatch<Exec, true>(g, begin, end, fill, more ? wide : per_row, rg, stash, soff, bitmap,
+                                            bitmap_rows, vstash);
   } else {
-    symbolic_warp_rows_launch<Exec, 32>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows);
+    symbolic_warp_rows_dispatch<Exec, false>(g, begin, end, fill, per_row, rg, stash, soff, bitmap, bitmap_rows,
+                                             nullptr);
   }
   return rg.lanes;
 }
@@ -402,11 +500,14 @@ void range_work_offsets(const PermView& perm, const WorkView& work, std::int64_t
 }
 
 /// Fill pass of the single-pass symbolic: C's row of position p = the cnt columns the count pass
-/// stashed at stash + soff(p - begin). One warp per row, 8 rows per team, coalesced copies.
+/// stashed at stash + soff(p - begin), and with `vstash` for p < vend their values from
+/// vstash + soff(p - begin) (values in the count pass). One warp per row, 8 rows per team,
+/// coalesced copies.
 template <class Exec, class Args, class StashOff>
 void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
                        const typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                       int max_warps) {
+                       int max_warps, const typename Args::ValC::non_const_value_type* vstash = nullptr,
+                       std::int64_t vend = 0) {
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
@@ -424,6 +525,10 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
         const auto* src = stash + soff(p - begin);
         for (std::int64_t t = lane; t < nc; t += W) g.entC(cb + t) = src[t];
+        if (vstash != nullptr && p < vend) {
+          const auto* vsrc = vstash + soff(p - begin);
+          for (std::int64_t t = lane; t < nc; t += W) g.valC(cb + t) = vsrc[t];
+        }
       });
 }
 
