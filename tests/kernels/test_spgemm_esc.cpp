@@ -528,8 +528,9 @@ TEST(EscSpgemm, NumericReuseAfterValueChangeEqualsFreshProduct) {
 }
 
 // setup() with values in the symbolic passes (the default): the thread bin's rows (on their own
-// kernel) are summed by its fill pass and the warp-row range's by its count pass (when its rows
-// average setup_warp_values_mean products: 1 here), the other bins by a numeric after the fill;
+// kernel) are summed by its fill pass, the warp-row range's (when its rows average
+// setup_warp_values_mean products: 1 here) and the block bin's by their count pass, the global
+// bin by a numeric after the fill;
 // same structure as symbolic() + numeric() and values within the reference's bound. Without the
 // stash, or with rows below the mean, only the thread bin is summed; with eager slot maps or
 // switched off it is symbolic() + numeric() (no valued rows); a value change after it re-sets up
@@ -563,19 +564,30 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   warp_mean.setup_warp_values_mean = 1 << 20;
   EscConfig dflt_warp;
   dflt_warp.setup_warp_values_mean = 1;
+  EscConfig block_off = tiny;
+  block_off.setup_block_values = false;
+  EscConfig no_bitmap = tiny;  // the hash-table path of the warp-row and block-row count passes
+  no_bitmap.warp_row_bitmap = false;
   struct Case {
     std::string name;
     EscConfig cfg;
-    bool sparse;       // the F <= 9 product
-    bool warp, thread;  // expected to be summed in setup()'s symbolic passes
+    bool sparse;               // the F <= 9 product
+    bool warp, thread, block;  // expected to be summed in setup()'s symbolic passes
   };
   const std::vector<Case> cases = {
-      {"default_warp_values", dflt_warp, false, true, false},
-      {"tiny", tiny, false, true, true},               {"tiny_warp_mean", warp_mean, false, false, true},
-      {"tiny_numeric_fold", tiny_nfold, false, true, true}, {"tiny_permuted", tiny_perm, false, true, true},
-      {"warp_values_off", warp_values_off, false, false, true},  {"no_stash", no_stash, false, false, true},
-      {"team_rows", team_rows, false, false, true},    {"thread_only", thread_only, true, false, true},
-      {"off", off, false, false, false},               {"eager_slots", eager, false, false, false}};
+      {"default_warp_values", dflt_warp, false, true, false, false},
+      {"tiny", tiny, false, true, true, true},
+      {"tiny_warp_mean", warp_mean, false, false, true, true},
+      {"tiny_block_off", block_off, false, true, true, false},
+      {"tiny_no_bitmap", no_bitmap, false, true, true, true},
+      {"tiny_numeric_fold", tiny_nfold, false, true, true, true},
+      {"tiny_permuted", tiny_perm, false, true, true, true},
+      {"warp_values_off", warp_values_off, false, false, true, true},
+      {"no_stash", no_stash, false, false, true, false},
+      {"team_rows", team_rows, false, false, true, false},
+      {"thread_only", thread_only, true, false, true, false},
+      {"off", off, false, false, false, false},
+      {"eager_slots", eager, false, false, false, false}};
   for (const auto& c : cases) {
     const auto& hX = c.sparse ? hA3 : hA;
     const auto& hY = c.sparse ? hB3 : hB;
@@ -589,8 +601,9 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
     split.numeric(A, B);
     fused.setup(A, B);
     const auto& st = fused.stats();
-    const std::int64_t want = (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0);
-    EXPECT_GT(c.warp || c.thread ? st.setup_valued_rows : 1, 0) << name;
+    const std::int64_t want =
+        (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0) + (c.block ? st.bin_rows[2] : 0);
+    EXPECT_GT(c.warp || c.thread || c.block ? st.setup_valued_rows : 1, 0) << name;
     EXPECT_EQ(st.setup_valued_rows, want) << name;
     if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
       EXPECT_GT(st.bin_rows[0], 0) << name;

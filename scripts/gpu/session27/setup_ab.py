@@ -4,7 +4,8 @@ searching numeric) and cuSPARSE, from one scripts/gpu/session16/spgemm_profile.s
 
 Usage: python3 scripts/gpu/session27/setup_ab.py RUN_DIR NAME0 NAME1 ...
 RUN_DIR holds spgemm_v<i>_r<k>_<m>.json[.gz] and amg_v<i>_r<k>_<m>.json[.gz] (matrices 0..2 =
-2D 5-point 1000^2, 3D 7-point 100^3, 3D 27-point 64^3); NAMEi labels variant i, whose ESC rows are
+2D 5-point 1000^2, 3D 7-point 100^3, 3D 27-point 64^3, or as MATS names them); NAMEi labels
+variant i, whose ESC rows are
 shown; cuSPARSE rows (ALG1, SpGEMMreuse) come from whichever variant ran them. Every number is the
 median over the rounds of that variant's per-process medians (ms). "x ALG1" = cuSPARSE ALG1's
 setup (its one workEstimation/compute/copy pipeline) over the row's setup.
@@ -13,7 +14,8 @@ Prints two Markdown tables: kkperm_spgemm products, and kkperm_amg's AP + R(AP) 
 import glob, gzip, json, os, re, statistics, sys
 
 d, names = sys.argv[1], sys.argv[2:]
-mats = ['2D 5-pt', '3D 7-pt', '3D 27-pt']
+# matrix labels in the run's GENS order (env MATS="label,label,..." when GENS was not the default)
+mats = os.environ.get('MATS', '2D 5-pt,3D 7-pt,3D 27-pt').split(',')
 
 
 def results(tool, m):

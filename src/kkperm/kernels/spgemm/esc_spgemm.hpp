@@ -8,6 +8,8 @@
  *   esc.symbolic(A, B);                                // C's row_map + sorted columns + bin plan
  *   esc.numeric(A, B);                                 // values; repeat after value changes
  *   const Matrix& C = esc.C();
+ *   // or esc.setup(A, B): symbolic and the first numeric in one call (values summed in the
+ *   // symbolic passes where that is faster, EscConfig::setup_values_in_count), then numeric()
  *
  * Algorithm (row-wise ESC, Dalton/Olson/Bell 2015):
  *  1. analysis: F_i = Σ_{k ∈ row i of A} nnz(B row k);
@@ -230,10 +232,11 @@ struct EscConfig {
   /// - the thread bin, when it has a kernel of its own: its fill pass carries each product's value
   ///   through the row's sort and writes the sums (2D 5-point AP setup 0.72 -> 0.62 ms, A²
   ///   0.93 -> 0.86);
-  /// - the warp-row range, when its rows average at least setup_warp_values_mean products: its
-  ///   count pass walks each row a second time once the row's columns are known and sums the
-  ///   values into the row's scratch, stashed with the columns (room for Σ F_i of the range in
-  ///   values too, within stash_limit_bytes) and copied by the fill pass.
+  /// - the warp-row range, when its rows average at least setup_warp_values_mean products, and the
+  ///   block bin (setup_block_values): their count pass walks each row a second time once the
+  ///   row's columns are known and sums the values into the row's scratch, stashed with the
+  ///   columns (room for Σ F_i of those rows in values too, within stash_limit_bytes) and copied
+  ///   by the fill pass.
   /// The other rows get the first numeric after the fill. Needs lazy_slot_map, not drop_zeros.
   /// Off: setup() is symbolic() then numeric(). Either way the numeric() calls after it behave the
   /// same.
@@ -243,6 +246,10 @@ struct EscConfig {
   /// R(AP) (mean 322) 641 against 715 µs; 2D 5-point R(AP) (mean 74) 396 against 405 µs; 3D
   /// 7-point A² (mean 48) 3 799 against 3 049 µs. Hence 128.
   std::int64_t setup_warp_values_mean = 128;
+  /// With setup_values_in_count: the block bin's count pass (block_rows, stash_block_bin) sums its
+  /// rows' values in a second walk as the warp-row range's long rows do (its rows have over
+  /// warp_max products). Off: the block bin gets the first numeric.
+  bool setup_block_values = true;
   /// Tests: C's values are NaN right after C is allocated, so that an entry no kernel writes
   /// (setup(), where no caller can poison C first) fails the comparison.
   bool poison_c = false;
@@ -542,7 +549,7 @@ class EscSpgemm {
     }
     analyzed_ = false;  // one symbolic per analysis
     has_symbolic_ = false;
-    warp_valued_ = thread_valued_ = false;
+    warp_valued_ = thread_valued_ = block_valued_ = false;
     slots_ready_ = false;
     gather_ready_ = false;
     release_gather_plan();
@@ -623,11 +630,12 @@ class EscSpgemm {
     const auto t_end = clock_.mark();
     clock_.span(&stats_.slot_build_s, t_slots, t_end);
     clock_.span(&stats_.symbolic_s, t0, t_end);
-    if (warp_valued_ || thread_valued_) {  // setup(): values of those rows written; the others'
-      run_numeric_search(g, slot16_, /*record=*/false, /*rest_only=*/true);
+    if (warp_valued_ || thread_valued_ || block_valued_) {  // setup(): values of those rows written
+      run_numeric_search(g, slot16_, /*record=*/false, /*rest_only=*/true);  // the others'
       clock_.span(&stats_.numeric_s, t_end);
       stats_.setup_valued_rows = (warp_valued_ ? bin_off_[2] - warp_begin_ : 0) +
-                                 (thread_valued_ ? bin_off_[1] - bin_off_[0] : 0);
+                                 (thread_valued_ ? bin_off_[1] - bin_off_[0] : 0) +
+                                 (block_valued_ ? bin_off_[3] - bin_off_[2] : 0);
       numerics_since_symbolic_ = 1;  // this was the first numeric
     }
 
@@ -648,7 +656,7 @@ class EscSpgemm {
       allocate_c("kkperm::C", n + 1, nnz, rowC, entC, valC);
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
-                                   cfg_.drop_zeros || warp_valued_ || thread_valued_);
+                                   cfg_.drop_zeros || warp_valued_ || thread_valued_ || block_valued_);
       rowC_ = rowC;
       clock_.span(&stats_.symbolic_restore_s, t0);
       C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
@@ -778,7 +786,7 @@ class EscSpgemm {
   /// Numeric by binary search; with `record` the positions go to `slot`. `rest_only` (setup()
   /// with values in the count pass): all but the rows whose values the symbolic passes wrote (the
   /// warp-row range [warp_begin_, bin_off_[2]) when warp_valued_, the thread bin when
-  /// thread_valued_) (public: nvcc).
+  /// thread_valued_, the block bin when block_valued_) (public: nvcc).
   template <class SlotView>
   void run_numeric_search(const args_t& g, const SlotView& slot, bool record, bool rest_only = false) {
     using exec = execution_space;
@@ -824,9 +832,11 @@ class EscSpgemm {
                                        bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
                                        record, stats_.numeric_level_warp);
     }
-    const bool walked = warp_rows_ && cfg_.block_rows &&
-                        esc_impl::numeric_block_rows<exec>(g, bin_off_[2], bin_off_[3], bin_max_c_[2], bin_max_ka_[2],
-                                                           missing_, aprod_, slot, record);
+    const bool skip_block = rest_only && block_valued_;
+    const bool walked = skip_block || (warp_rows_ && cfg_.block_rows &&
+                                       esc_impl::numeric_block_rows<exec>(g, bin_off_[2], bin_off_[3], bin_max_c_[2],
+                                                                          bin_max_ka_[2], missing_, aprod_, slot,
+                                                                          record));
     if (!walked)
       esc_impl::numeric_team_bin<exec>(g, bin_off_[2], bin_off_[3], cfg_.block_team_size,
                                        bin_max_ka_[2], bin_max_c_[2], missing_, aprod_, slot,
@@ -990,14 +1000,16 @@ class EscSpgemm {
       const bool stashed = stash_.view().extent(0) > 0;
       const bool block_stashed = stashed && stash_end_ > bin_off_[2];
       if (fill && stashed) {  // single pass: the count pass stashed the rows' columns (and sums)
+        const bool any = warp_valued_ || block_valued_;
         esc_impl::copy_stashed_rows<exec>(g, warp_begin_, stash_end_, stash_.view().data(), stash_off_,
-                                          cfg_.warp_rows_per_team, warp_valued_ ? vstash_.view().data() : nullptr,
-                                          bin_off_[2]);
+                                          cfg_.warp_rows_per_team, any ? vstash_.view().data() : nullptr,
+                                          warp_valued_ ? warp_begin_ : bin_off_[2],
+                                          block_valued_ ? stash_end_ : bin_off_[2]);
       }
       int lanes = 0;
       if (!(fill && stashed)) {
         // values in the count pass (setup()) when planned
-        value_type* vst = !fill && vstash_.view().extent(0) > 0 ? vstash_.view().data() : nullptr;
+        value_type* vst = !fill && warp_values_planned_ ? vstash_.view().data() : nullptr;
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
@@ -1012,10 +1024,13 @@ class EscSpgemm {
         }
         if (!(fill && block_stashed)) {
           ordinal_type* bstash = block_stashed ? stash_.view().data() : nullptr;
+          value_type* bvst = !fill && block_stashed && block_values_planned_ ? vstash_.view().data() : nullptr;
           const bool walked = cfg_.block_rows &&
                               esc_impl::symbolic_block_rows<exec>(g, bin_off_[2], bin_off_[3], fill, bin_max_work_[2],
                                                                   bstash, stash_off_, bin_off_[2] - warp_begin_,
-                                                                  cfg_.warp_row_bitmap, counting ? nbit.data() : nullptr);
+                                                                  cfg_.warp_row_bitmap, counting ? nbit.data() : nullptr,
+                                                                  bvst);
+          if (!fill) block_valued_ = walked && bvst != nullptr;
           if (!walked)
             esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
                                                    bin_max_work_[2], bin_max_ka_[2], stats_.scratch_level_block,
@@ -1103,6 +1118,7 @@ class EscSpgemm {
   void release_stash() {
     stash_ = pooled_t<ordinal_type>();
     vstash_ = pooled_t<value_type>();
+    warp_values_planned_ = block_values_planned_ = false;
     stash_off_ = work_view();
     stash_off_mem_ = pooled_t<std::int64_t>();
     stash_end_ = 0;
@@ -1239,18 +1255,25 @@ class EscSpgemm {
       stats_.stash_bytes = 0;
       return;
     }
-    // setup() with values in the count pass: the warp-row range's sums (Σ F of the range values)
+    // setup() with values in the count pass: the sums of the warp-row range (rows averaging
+    // setup_warp_values_mean products) and of the stashed block bin, at the stash's offsets
     const std::int64_t mean = cfg_.setup_warp_values_mean;
-    const bool warp_values = values_in_count_ && mean > 0 && range_work_ >= mean * stats_.warp_row_rows;
-    const std::size_t vbytes = warp_values ? static_cast<std::size_t>(range_work_) * sizeof(value_type) : 0;
+    const bool warp_values = values_in_count_ && mean > 0 && range_work_ > 0 &&
+                             range_work_ >= mean * stats_.warp_row_rows;
+    const bool block_values = values_in_count_ && block && cfg_.block_rows && cfg_.setup_block_values;
+    const std::int64_t count = block_values ? total : (warp_values ? range_work_ : 0);
+    const std::size_t vbytes = static_cast<std::size_t>(count) * sizeof(value_type);
     if (vbytes == 0 || bytes + vbytes > cfg_.stash_limit_bytes ||
         (cfg_.memory_limit_bytes != 0 && other + bytes + vbytes > cfg_.memory_limit_bytes))
       return;
     try {
-      vstash_ = pooled_t<value_type>("kkperm::esc::value_stash", static_cast<std::size_t>(range_work_));
+      vstash_ = pooled_t<value_type>("kkperm::esc::value_stash", static_cast<std::size_t>(count));
       stats_.stash_bytes += vbytes;
+      warp_values_planned_ = warp_values;
+      block_values_planned_ = block_values;
     } catch (const std::exception&) {  // no memory for it: the setup's numeric computes the values
       vstash_ = pooled_t<value_type>();
+    warp_values_planned_ = block_values_planned_ = false;
     }
   }
 
@@ -1285,6 +1308,8 @@ class EscSpgemm {
   bool values_in_count_ = false;  ///< setup() asks symbolic() for values in the count pass
   bool warp_valued_ = false;      ///< the last count pass summed the warp-row range's values
   bool thread_valued_ = false;    ///< the last fill pass wrote the thread bin's values
+  bool block_valued_ = false;     ///< the last count pass summed the block bin's values
+  bool warp_values_planned_ = false, block_values_planned_ = false;  ///< vstash_ holds their sums
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};
   std::int64_t bin_max_ka_[4] = {0, 0, 0, 0};

@@ -500,14 +500,14 @@ void range_work_offsets(const PermView& perm, const WorkView& work, std::int64_t
 }
 
 /// Fill pass of the single-pass symbolic: C's row of position p = the cnt columns the count pass
-/// stashed at stash + soff(p - begin), and with `vstash` for p < vend their values from
+/// stashed at stash + soff(p - begin), and with `vstash` for p in [vbegin, vend) their values from
 /// vstash + soff(p - begin) (values in the count pass). One warp per row, 8 rows per team,
 /// coalesced copies.
 template <class Exec, class Args, class StashOff>
 void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
                        const typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                        int max_warps, const typename Args::ValC::non_const_value_type* vstash = nullptr,
-                       std::int64_t vend = 0) {
+                       std::int64_t vbegin = 0, std::int64_t vend = 0) {
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
@@ -525,7 +525,7 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
         const auto* src = stash + soff(p - begin);
         for (std::int64_t t = lane; t < nc; t += W) g.entC(cb + t) = src[t];
-        if (vstash != nullptr && p < vend) {
+        if (vstash != nullptr && p >= vbegin && p < vend) {
           const auto* vsrc = vstash + soff(p - begin);
           for (std::int64_t t = lane; t < nc; t += W) g.valC(cb + t) = vsrc[t];
         }
@@ -657,26 +657,64 @@ KOKKOS_INLINE_FUNCTION void team_for_each_col(const Args& g, std::int64_t a0, st
         [&](const O col, int) { use(col); });
 }
 
+/// The values of a block-bin row whose nc sorted columns are known (symbolic_block_rows' values
+/// in the count pass): every product a·b of A's row [a0, a0 + ka), walked as team_for_each_col
+/// walks it, is added atomically at pos(column) of the row's sums, written to vout[0, nc). As in
+/// sum_row_values the sums are in the team's scratch from byte `used` on when they fit before byte
+/// `share` (then summed out of one copy a warp, as many copies as fit), else in vout itself. Every
+/// thread of the team calls it (team barriers inside).
+template <class Team, class Args, class V, class Pos>
+KOKKOS_INLINE_FUNCTION void team_sum_row_values(const Team& team, const Args& g, std::int64_t a0, std::int64_t ka,
+                                                int lane, int warp, int NW, int W, char* scratch, std::size_t used,
+                                                std::size_t share, int nc, V* vout, const Pos& pos) {
+  using O = typename Args::EntC::non_const_value_type;
+  const int tr = team.team_rank(), ts = team.team_size();
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(scratch) + used;
+  const std::size_t at = used + static_cast<std::size_t>((alignof(V) - addr % alignof(V)) % alignof(V));
+  int copies = NW;
+  while (copies > 1 && at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) copies >>= 1;
+  const bool local = at + static_cast<std::size_t>(copies) * nc * sizeof(V) <= share;
+  V* acc = local ? reinterpret_cast<V*>(scratch + at) : vout;
+  if (!local) copies = 1;
+  for (int t = tr; t < copies * nc; t += ts) acc[t] = V(0);
+  team.team_barrier();
+  V* mine = acc + (warp * copies / NW) * nc;
+  for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
+    warp_for_each_product(
+        g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
+        [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
+        [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
+  team.team_barrier();
+  if (!local) return;
+  for (int t = tr; t < nc; t += ts) {
+    V sum = acc[t];
+    for (int k = 1; k < copies; ++k) sum += acc[k * nc + t];
+    vout[t] = sum;
+  }
+}
+
 /// Symbolic of block-bin rows perm[begin, end): the row's columns hashed into the team's scratch
 /// table (hash_slots(F) slots), counted (cnt); with fill, or with a stash in the count pass, the
 /// table is compacted and sorted in scratch and written to C's row, or to
 /// stash + soff(soff_base + p - begin). Returns false, launching nothing, when the largest row's
 /// table does not fit a team's level-0 scratch (the caller keeps the team kernels).
-template <class Exec, class Args, class StashOff>
-bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::int64_t max_work,
-                         typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                         std::int64_t soff_base, bool bitmap = true, int* bitmap_rows = nullptr) {
+/// With `vstash` (count pass with a stash; setup()): once the row's sorted columns are known, the
+/// team walks its products again and sums the values (team_sum_row_values; positions from the
+/// bitmap's rank prefix, which then shares the bitmap's scratch, or by binary search in the sorted
+/// columns) into vstash + soff(soff_base + p - begin).
+template <class Exec, bool Vals, class Args, class StashOff>
+void symbolic_block_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::int64_t H,
+                                std::size_t bytes, typename Args::EntC::non_const_value_type* stash,
+                                const StashOff& soff, std::int64_t soff_base, bool bitmap, int* bitmap_rows,
+                                typename Args::ValC::non_const_value_type* vstash) {
   using O = typename Args::EntC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   constexpr int W = warp_lanes<Exec>();
-  const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
-  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) + 3 * sizeof(int) +
-                            2 * kBlockRowWarps * sizeof(O) + 3 * 128;
-  if (bytes > static_cast<std::size_t>(policy_t::scratch_size_max(0)) || H > (std::int64_t(1) << 30)) return false;
-  if (end <= begin) return true;
   const O empty = -1;  // columns are >= 0 (validated)
-  const int words_avail = static_cast<int>(H * static_cast<std::int64_t>(sizeof(O)) / 4);
+  // the table's scratch as bitmap words (with values: half of it, the rank prefix the rest)
+  const int words_avail = static_cast<int>(H * static_cast<std::int64_t>(sizeof(O)) / (Vals ? 8 : 4));
+  const std::size_t share = static_cast<std::size_t>(H) * sizeof(O);
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const int tr = team.team_rank(), ts = team.team_size();
     const int lane = tr % W, warp = tr / W, NW = ts / W;
@@ -721,10 +759,19 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
         if (outside != 0) counter[2] = 1;
         team.team_barrier();
         if (counter[2] == 0) {
+          int* pre = Vals ? reinterpret_cast<int*>(bm + words) : nullptr;
           if (warp == 0) {  // one warp reads the bitmap in order
-            const int unique = bitmap_emit(bm, words, lo, out, lane, W, 0xffffffffu);
+            const int unique = bitmap_emit(bm, words, lo, out, lane, W, 0xffffffffu, pre);
             if (!fill && lane == 0) g.cnt(o) = unique;
+            if (Vals && lane == 0) counter[1] = unique;
             if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
+          }
+          if (Vals) {
+            team.team_barrier();
+            team_sum_row_values(team, g, a0, ka, lane, warp, NW, W, reinterpret_cast<char*>(table),
+                                2 * static_cast<std::size_t>(words) * 4, share, counter[1],
+                                vstash + soff(soff_base + (p - begin)),
+                                [&](const O c) { return bitmap_rank(bm, pre, static_cast<std::int64_t>(c) - lo); });
           }
           return;  // the whole team leaves
         }
@@ -746,13 +793,42 @@ bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bo
     team_compact_table(team, table, std::int64_t(Hr), empty, &counter[1]);  // unordered
     team_sort_n(team, table, static_cast<O*>(nullptr), std::int64_t(unique), false);
     for (int t = tr; t < unique; t += ts) out[t] = table[t];
+    if (Vals)
+      team_sum_row_values(team, g, a0, ka, lane, warp, NW, W, reinterpret_cast<char*>(table),
+                          static_cast<std::size_t>(unique) * sizeof(O), share, unique,
+                          vstash + soff(soff_base + (p - begin)),
+                          [&](const O c) { return staged_col_pos(table, unique, c); });
   };
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_block_rows"
-                            : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_block_rows"
-                                                : "kkperm::spgemm::esc::symbolic_count_block_rows"),
+                            : (Vals ? "kkperm::spgemm::esc::symbolic_count_values_block_rows"
+                                    : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_block_rows"
+                                                        : "kkperm::spgemm::esc::symbolic_count_block_rows")),
                        policy, body);
+}
+
+/// symbolic_block_rows_launch when the largest row's table fits a team's level-0 scratch; else
+/// returns false, launching nothing (the caller keeps the team kernels). `vstash` only with a
+/// stash in the count pass.
+template <class Exec, class Args, class StashOff>
+bool symbolic_block_rows(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::int64_t max_work,
+                         typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
+                         std::int64_t soff_base, bool bitmap = true, int* bitmap_rows = nullptr,
+                         typename Args::ValC::non_const_value_type* vstash = nullptr) {
+  using O = typename Args::EntC::non_const_value_type;
+  using policy_t = warp_rows_policy<Exec>;
+  const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
+  const std::size_t bytes = static_cast<std::size_t>(H) * sizeof(O) + 3 * sizeof(int) +
+                            2 * kBlockRowWarps * sizeof(O) + 3 * 128;
+  if (bytes > static_cast<std::size_t>(policy_t::scratch_size_max(0)) || H > (std::int64_t(1) << 30)) return false;
+  if (end <= begin) return true;
+  if (vstash != nullptr && stash != nullptr && !fill)
+    symbolic_block_rows_launch<Exec, true>(g, begin, end, fill, H, bytes, stash, soff, soff_base, bitmap, bitmap_rows,
+                                           vstash);
+  else
+    symbolic_block_rows_launch<Exec, false>(g, begin, end, fill, H, bytes, stash, soff, soff_base, bitmap,
+                                            bitmap_rows, nullptr);
   return true;
 }
 
