@@ -186,8 +186,8 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "before session 24; re-setups reach the gather plan one numeric sooner)"},
           {"--esc-setup-split", "",
            "ESC: setup() runs symbolic() then numeric() instead of writing values in the symbolic "
-           "passes where that is faster (thread bin's fill, long warp-row rows' count; the default "
-           "since session 27)"},
+           "passes where that is faster (thread bin's fill, long warp-row rows' and block rows' count; "
+           "the default since session 27)"},
           {"--esc-setup-warp-mean", "N",
            "ESC: setup() sums the warp-row range's values in its count pass when its rows average "
            "at least N products (0: never)", "128"},

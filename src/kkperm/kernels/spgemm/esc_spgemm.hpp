@@ -676,10 +676,12 @@ class EscSpgemm {
 
   /// symbolic(A, B, analyzed) and the first numeric(A, B) in one call, what an AMG setup or a
   /// one-shot product needs: C complete, and the numeric() calls after it behave as after a
-  /// symbolic() and one numeric(). With EscConfig::setup_values_in_count the warp-row range sums
-  /// its values in the count pass (stats().setup_valued_rows); the other rows, or all of them
-  /// when that does not apply, get the first numeric. No structure check between the two (nothing
-  /// can change A or B in between; symbolic() records the hash later numeric() calls compare).
+  /// symbolic() and one numeric(). With EscConfig::setup_values_in_count the symbolic passes
+  /// write the values of the thread bin (its fill pass), of warp-row rows averaging
+  /// setup_warp_values_mean products and of the block bin (their count pass; counted in
+  /// stats().setup_valued_rows); the other rows, or all of them when that does not apply, get the
+  /// first numeric. No structure check between the two (nothing can change A or B in between;
+  /// symbolic() records the hash later numeric() calls compare).
   void setup(const Matrix& A, const Matrix& B, bool analyzed = false) {
     values_in_count_ = cfg_.setup_values_in_count && cfg_.lazy_slot_map && !cfg_.drop_zeros;
     try {
@@ -1028,8 +1030,8 @@ class EscSpgemm {
           const bool walked = cfg_.block_rows &&
                               esc_impl::symbolic_block_rows<exec>(g, bin_off_[2], bin_off_[3], fill, bin_max_work_[2],
                                                                   bstash, stash_off_, bin_off_[2] - warp_begin_,
-                                                                  cfg_.warp_row_bitmap, counting ? nbit.data() : nullptr,
-                                                                  bvst);
+                                                                  cfg_.warp_row_bitmap,
+                                                                  counting ? nbit.data() : nullptr, bvst);
           if (!fill) block_valued_ = walked && bvst != nullptr;
           if (!walked)
             esc_impl::symbolic_team_hash_bin<exec>(g, bin_off_[2], bin_off_[3], fill, cfg_.block_team_size,
@@ -1273,7 +1275,7 @@ class EscSpgemm {
       block_values_planned_ = block_values;
     } catch (const std::exception&) {  // no memory for it: the setup's numeric computes the values
       vstash_ = pooled_t<value_type>();
-    warp_values_planned_ = block_values_planned_ = false;
+      warp_values_planned_ = block_values_planned_ = false;
     }
   }
 
@@ -1304,7 +1306,7 @@ class EscSpgemm {
   work_view stash_off_;                    ///< their offsets per range position
   std::int64_t stash_end_ = 0;             ///< stashed range: plan positions [warp_begin_, stash_end_)
   pooled_t<std::int64_t> stash_off_mem_;
-  pooled_t<value_type> vstash_;  ///< setup() values in the count pass: the warp-row range's sums
+  pooled_t<value_type> vstash_;  ///< setup(): the count pass's sums of valued rows, at stash offsets
   bool values_in_count_ = false;  ///< setup() asks symbolic() for values in the count pass
   bool warp_valued_ = false;      ///< the last count pass summed the warp-row range's values
   bool thread_valued_ = false;    ///< the last fill pass wrote the thread bin's values

@@ -679,11 +679,12 @@ KOKKOS_INLINE_FUNCTION void team_sum_row_values(const Team& team, const Args& g,
   for (int t = tr; t < copies * nc; t += ts) acc[t] = V(0);
   team.team_barrier();
   V* mine = acc + (warp * copies / NW) * nc;
+  const auto load = [&](std::int64_t pa, std::int64_t q) {
+    return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
+  };
   for (std::int64_t c = std::int64_t(warp) * W; c < ka; c += std::int64_t(NW) * W)
-    warp_for_each_product(
-        g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu,
-        [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
-        [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
+    warp_for_each_product(g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu, load,
+                          [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
   team.team_barrier();
   if (!local) return;
   for (int t = tr; t < nc; t += ts) {
