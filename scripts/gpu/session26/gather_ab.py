@@ -9,7 +9,10 @@ scripts/gpu/session16/spgemm_profile.sh (matrices 0..2 = 2D 5-point 1000^2, 3D 7
 3D 27-point 64^3); NAMEi labels variant i. cuSPARSE SpGEMMreuse rows come from variant 0.
 Prints two Markdown tables (kkperm_spgemm products, kkperm_amg).
 """
-import glob, gzip, json, os, re, statistics, sys
+import glob, os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from run_json import detail, load_results, med  # noqa: E402
 
 d, names = sys.argv[1], sys.argv[2:]
 mats = ['2D 5-pt', '3D 7-pt', '3D 27-pt']
@@ -18,18 +21,8 @@ mats = ['2D 5-pt', '3D 7-pt', '3D 27-pt']
 def results(tool, v, m):
     out = []
     for f in sorted(glob.glob(os.path.join(d, '%s_v%d_r*_%d.json*' % (tool, v, m)))):
-        out.append(json.load(gzip.open(f, 'rt') if f.endswith('.gz') else open(f))['results'])
+        out.append(load_results(f))
     return out
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else float('nan')
-
-
-def detail(r, key):
-    m = re.search(r'\b%s=([0-9.eE+-]+)' % key, r.get('details', ''))
-    return float(m.group(1)) if m else None
 
 
 def floor_ms(r):

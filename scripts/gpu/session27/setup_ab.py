@@ -5,13 +5,15 @@ searching numeric) and cuSPARSE, from one scripts/gpu/session16/spgemm_profile.s
 Usage: python3 scripts/gpu/session27/setup_ab.py RUN_DIR NAME0 NAME1 ...
 RUN_DIR holds spgemm_v<i>_r<k>_<m>.json[.gz] and amg_v<i>_r<k>_<m>.json[.gz] (matrices 0..2 =
 2D 5-point 1000^2, 3D 7-point 100^3, 3D 27-point 64^3, or as MATS names them); NAMEi labels
-variant i, whose ESC rows are
-shown; cuSPARSE rows (ALG1, SpGEMMreuse) come from whichever variant ran them. Every number is the
+variant i, whose ESC rows are shown; cuSPARSE rows (ALG1, SpGEMMreuse) come from whichever variant ran them. Every number is the
 median over the rounds of that variant's per-process medians (ms). "x ALG1" = cuSPARSE ALG1's
 setup (its one workEstimation/compute/copy pipeline) over the row's setup.
 Prints two Markdown tables: kkperm_spgemm products, and kkperm_amg's AP + R(AP) setups.
 """
-import glob, gzip, json, os, re, statistics, sys
+import glob, os, re, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from run_json import detail, load_results, med  # noqa: E402
 
 d, names = sys.argv[1], sys.argv[2:]
 # matrix labels in the run's GENS order (env MATS="label,label,..." when GENS was not the default)
@@ -23,19 +25,8 @@ def results(tool, m):
     out = {}
     for f in sorted(glob.glob(os.path.join(d, '%s_v*_r*_%d.json*' % (tool, m)))):
         v = int(re.search(r'_v(\d+)_', os.path.basename(f)).group(1))
-        data = json.load(gzip.open(f, 'rt') if f.endswith('.gz') else open(f))
-        out.setdefault(v, []).extend(data['results'])
+        out.setdefault(v, []).extend(load_results(f))
     return out
-
-
-def med(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else float('nan')
-
-
-def detail(r, key):
-    m = re.search(r'\b%s=([0-9.eE+-]+)' % key, r.get('details', ''))
-    return float(m.group(1)) if m else None
 
 
 def rows_of(res, cand, key='product', val=None):

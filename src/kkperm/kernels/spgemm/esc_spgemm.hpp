@@ -801,39 +801,24 @@ class EscSpgemm {
     // (numeric_fold_thread_mean; a thread bin of 10^6 rows of ~12 products stays on its thread
     // kernel: the 2D 5-point AP's first numeric went 0.48 -> 1.18 ms on the warp-row kernel in
     // H100 run 101, before lane groups, and 0.32 -> 0.40 ms in run 175)
-    const bool skip_thread = rest_only && thread_valued_, skip_warp = rest_only && warp_valued_;
-    const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1] && !skip_thread;
-    const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, bin_max_c_[1]);
-    int lanes = 0;
-    if (skip_warp) {
-      if (!skip_thread && warp_begin_ > bin_off_[0]) {  // the thread bin: its own symbolic kernel
-        const int l = folded ? esc_impl::numeric_warp_rows<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_,
-                                                                 aprod_, slot, record, numeric_lanes_,
-                                                                 cfg_.warp_rows_per_team)
-                             : 0;
-        if (l == 0)
-          esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
-                                             record);
-      }
-    } else if (warp_rows_) {
-      lanes = esc_impl::numeric_warp_rows<exec>(g, folded ? numeric_begin_ : bin_off_[1], bin_off_[2], mc, missing_,
-                                                aprod_, slot, record, numeric_lanes_, cfg_.warp_rows_per_team);
-      stats_.numeric_warp_row_lanes = lanes;
-    }
-    if (skip_warp) {
-      // the warp-row range is done
-    } else if (lanes > 0) {
-      if (!folded && !skip_thread)
-        esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
-                                           record);
-    } else {
-      if (!skip_thread)
-        esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot,
-                                           record);
+    // rest_only: the rows the symbolic passes left without values: the thread bin unless its fill
+    // pass wrote them or it lies in the valued warp-row range, the warp bin unless that range holds
+    // its values
+    const bool skip_warp = rest_only && warp_valued_;
+    const bool need_thread = !(rest_only && thread_valued_) && !(skip_warp && warp_begin_ == bin_off_[0]);
+    const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1] && need_thread;
+    const std::int64_t wb = folded ? bin_off_[0] : bin_off_[1], we = skip_warp ? bin_off_[1] : bin_off_[2];
+    const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, skip_warp ? 0 : bin_max_c_[1]);
+    const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
+                                                                     numeric_lanes_, cfg_.warp_rows_per_team)
+                                 : 0;
+    if (!skip_warp) stats_.numeric_warp_row_lanes = lanes;
+    if (need_thread && !(folded && lanes > 0))
+      esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
+    if (!skip_warp && lanes == 0)
       esc_impl::numeric_team_bin<exec>(g, bin_off_[1], bin_off_[2], cfg_.warp_team_size,
                                        bin_max_ka_[1], bin_max_c_[1], missing_, aprod_, slot,
                                        record, stats_.numeric_level_warp);
-    }
     const bool skip_block = rest_only && block_valued_;
     const bool walked = skip_block || (warp_rows_ && cfg_.block_rows &&
                                        esc_impl::numeric_block_rows<exec>(g, bin_off_[2], bin_off_[3], bin_max_c_[2],

@@ -263,6 +263,34 @@ KOKKOS_INLINE_FUNCTION int bitmap_rank(const unsigned* bm, const int* pre, std::
   return pre[w] + kkperm::detail::popcount32u(bm[w] & below);
 }
 
+/// Where a row's nc sums are added up (sum_row_values, team_sum_row_values): `copies` copies of
+/// them at acc in the row's scratch, from byte `used` on (aligned for V), as many as fit before
+/// byte `share` up to `most`; when not even one fits, a single copy in `vout` itself.
+template <class V>
+struct RowSums {
+  V* acc;
+  int copies;
+};
+template <class V>
+KOKKOS_INLINE_FUNCTION RowSums<V> row_sums_place(char* scratch, std::size_t used, std::size_t share, int nc,
+                                                 int most, V* vout) {
+  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(scratch) + used;
+  const std::size_t at = used + static_cast<std::size_t>((alignof(V) - addr % alignof(V)) % alignof(V));
+  int copies = most;
+  while (copies > 1 && at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) copies >>= 1;
+  if (at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) return RowSums<V>{vout, 1};
+  return RowSums<V>{reinterpret_cast<V*>(scratch + at), copies};
+}
+/// vout[t] = the sum of the copies' entry t, for t = first, first + stride, ... below nc.
+template <class V>
+KOKKOS_INLINE_FUNCTION void row_sums_out(const RowSums<V>& rs, int nc, int first, int stride, V* vout) {
+  for (int t = first; t < nc; t += stride) {
+    V sum = rs.acc[t];
+    for (int c = 1; c < rs.copies; ++c) sum += rs.acc[c * nc + t];
+    vout[t] = sum;
+  }
+}
+
 /// The values of a row whose nc sorted columns are known: every product a·b of A's row
 /// [a0, a0 + ka) added atomically at pos(column) of the row's sums (a second walk: the row's loads
 /// are fresh in cache), written to vout[0, nc). The sums are in the row's scratch from byte
@@ -276,27 +304,17 @@ KOKKOS_INLINE_FUNCTION void sum_row_values(const Args& g, std::int64_t a0, std::
                                            unsigned mask, char* scratch, std::size_t used, std::size_t share,
                                            int nc, V* vout, const Pos& pos) {
   using O = typename Args::EntC::non_const_value_type;
-  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(scratch) + used;
-  const std::size_t at = used + static_cast<std::size_t>((alignof(V) - addr % alignof(V)) % alignof(V));
-  int copies = W >= 8 ? W / 8 : 1;
-  while (copies > 1 && at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) copies >>= 1;
-  const bool local = at + static_cast<std::size_t>(copies) * nc * sizeof(V) <= share;
-  V* acc = local ? reinterpret_cast<V*>(scratch + at) : vout;
-  if (!local) copies = 1;
-  for (int t = lane; t < copies * nc; t += W) acc[t] = V(0);
+  const RowSums<V> rs = row_sums_place(scratch, used, share, nc, W >= 8 ? W / 8 : 1, vout);
+  for (int t = lane; t < rs.copies * nc; t += W) rs.acc[t] = V(0);
   kkperm::detail::sync_warp_lanes(mask);
-  V* mine = acc + (lane * copies / W) * nc;
+  V* mine = rs.acc + (lane * rs.copies / W) * nc;
   warp_for_each_product(
       g, a0, ka, lane, W, mask,
       [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
       [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
-  if (!local) return;
+  if (rs.acc == vout) return;
   kkperm::detail::sync_warp_lanes(mask);
-  for (int t = lane; t < nc; t += W) {
-    V sum = acc[t];
-    for (int c = 1; c < copies; ++c) sum += acc[c * nc + t];
-    vout[t] = sum;
-  }
+  row_sums_out(rs, nc, lane, W, vout);
 }
 
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
@@ -669,16 +687,10 @@ KOKKOS_INLINE_FUNCTION void team_sum_row_values(const Team& team, const Args& g,
                                                 std::size_t share, int nc, V* vout, const Pos& pos) {
   using O = typename Args::EntC::non_const_value_type;
   const int tr = team.team_rank(), ts = team.team_size();
-  const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(scratch) + used;
-  const std::size_t at = used + static_cast<std::size_t>((alignof(V) - addr % alignof(V)) % alignof(V));
-  int copies = NW;
-  while (copies > 1 && at + static_cast<std::size_t>(copies) * nc * sizeof(V) > share) copies >>= 1;
-  const bool local = at + static_cast<std::size_t>(copies) * nc * sizeof(V) <= share;
-  V* acc = local ? reinterpret_cast<V*>(scratch + at) : vout;
-  if (!local) copies = 1;
-  for (int t = tr; t < copies * nc; t += ts) acc[t] = V(0);
+  const RowSums<V> rs = row_sums_place(scratch, used, share, nc, NW, vout);
+  for (int t = tr; t < rs.copies * nc; t += ts) rs.acc[t] = V(0);
   team.team_barrier();
-  V* mine = acc + (warp * copies / NW) * nc;
+  V* mine = rs.acc + (warp * rs.copies / NW) * nc;
   const auto load = [&](std::int64_t pa, std::int64_t q) {
     return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
   };
@@ -686,12 +698,8 @@ KOKKOS_INLINE_FUNCTION void team_sum_row_values(const Team& team, const Args& g,
     warp_for_each_product(g, a0 + c, ka - c < W ? ka - c : W, lane, W, 0xffffffffu, load,
                           [&](const ColVal<O, V>& cv, int) { Kokkos::atomic_add(&mine[pos(cv.col)], cv.val); });
   team.team_barrier();
-  if (!local) return;
-  for (int t = tr; t < nc; t += ts) {
-    V sum = acc[t];
-    for (int k = 1; k < copies; ++k) sum += acc[k * nc + t];
-    vout[t] = sum;
-  }
+  if (rs.acc == vout) return;
+  row_sums_out(rs, nc, tr, ts, vout);
 }
 
 /// Symbolic of block-bin rows perm[begin, end): the row's columns hashed into the team's scratch
