@@ -41,11 +41,11 @@ const char* name(RowSet r) {
 // split_len > 0 (row-major only): rows longer than that go through build_row_split's segments.
 template <class T, class Layout>
 void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double beta,
-              std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0) {
+              std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0, int walk_rows = 1) {
   SCOPED_TRACE(M.name + " rowset=" + name(rs) + " K=" + std::to_string(K) +
                " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
                " seed=" + std::to_string(seed) + " split_len=" + std::to_string(split_len) +
-               " slab_cols=" + std::to_string(slab_cols));
+               " slab_cols=" + std::to_string(slab_cols) + " walk_rows=" + std::to_string(walk_rows));
   const auto& A = M.A;
   const int n = A.num_rows, m = A.num_cols;
   std::mt19937_64 rng(seed);
@@ -137,7 +137,7 @@ void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double b
     EXPECT_EQ(static_cast<std::int64_t>(split.long_rows.extent(0)), want_rows);
     EXPECT_EQ(split.segments(), want_segs);
     ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
-                  T(beta), Y, split, slab_cols);
+                  T(beta), Y, split, slab_cols, walk_rows);
     ks::row_major_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
   } else {
     ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
@@ -282,6 +282,40 @@ TYPED_TEST(SpmmKernels, RowSetsLargerThanOneWaveMatchReference) {
                                        ks::default_split_length(static_cast<std::int64_t>(M.A.entries.size()),
                                                                 M.A.num_rows, ks::wave_rows<Exec>()));
     }
+}
+
+// The chunked per-row walk (row_major_chunked: lane groups take turns over a team's chunk of
+// consecutive rows): on the GPU it needs a row set of at least walk_rows waves (4 x 8448 rows on
+// the H100) and rows long enough for the walk (mean >= 16 entries at K <= 32, >= 4 at K > 64), so
+// 40000 rows of 10..40 entries and 50000 of 2..8, a few of 1500 entries split into segments (the
+// walk skips them and goes on with its next row); every row-set shape but the small ones, K on
+// both sides of the walk rule, chunks of 2, 4 and 7 rows a group (7: the last team's chunk is
+// partial). Host backends take a row a thread whatever walk_rows is.
+TYPED_TEST(SpmmKernels, RowMajorChunkedWalkMatchesReference) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const ts::NamedMatrix mid{"rows_10_40_x40000", ts::random_rows(40000, 30000, seed, [](auto& r, int i) {
+                              return i % 7919 == 5 ? 1500 : std::uniform_int_distribution<int>(10, 40)(r);
+                            })};
+  const ts::NamedMatrix low{"rows_2_8_x50000", ts::random_rows(50000, 30000, seed + 1, [](auto& r, int) {
+                              return std::uniform_int_distribution<int>(2, 8)(r);
+                            })};
+  std::uint64_t s = seed;
+  for (const auto* M : {&mid, &low})
+    for (RowSet rs : {RowSet::plain, RowSet::permuted_space, RowSet::dcsr_permuted})
+      for (int K : {32, 128})
+        for (int w : {2, 4, 7}) {
+          const std::int64_t len = ks::default_split_length(static_cast<std::int64_t>(M->A.entries.size()),
+                                                            M->A.num_rows, ks::wave_rows<Exec>());
+          run_case<T, Kokkos::LayoutRight>(*M, rs, K, 1.5, 0.0, ++s, len, 0, w);
+          run_case<T, Kokkos::LayoutRight>(*M, rs, K, -0.5, 2.0, ++s, len, 0, w);
+        }
+  Kokkos::View<int*, Device> rm("rm", 2), en("en", 0), ids("ids", 0);  // one empty row
+  Kokkos::View<T*, Device> va("va", 0);
+  Kokkos::View<T**, Kokkos::LayoutRight, Device> B("B", 4, 3), Y("Y", 1, 3);
+  const auto split = ks::build_row_split(Exec(), rm, ids, 8);
+  EXPECT_THROW(ks::row_major(Exec(), T(1), rm, en, va, ids, B, T(0), Y, split, 0, 0), std::invalid_argument);
 }
 
 // Split length: 4 x the mean row length, at least min_split (512), or min_split_small (64) for row

@@ -23,6 +23,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 
 #include <KokkosKernels_SparseUtils.hpp>
 
@@ -136,7 +137,7 @@ void count_distinct_per_row(const RowMap& row_map, const Entries& entries, const
   using exec_t = typename Counts::execution_space;
   using offset_t = typename Counts::non_const_value_type;
   Kokkos::parallel_for(
-      "kkperm::sort_and_merge_crs::count", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::sort_and_merge_crs::count", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const Ordinal i) {
         const offset_t b = row_map(i), e = row_map(i + 1);
         offset_t c = 0;
@@ -188,7 +189,7 @@ Matrix sort_and_merge_crs(const Matrix& A) {
   detail::count_distinct_per_row(in_rows, in_cols, out_rows, n);
   offset_t nnz_out = 0;
   Kokkos::parallel_scan(
-      "kkperm::sort_and_merge_crs::scan", Kokkos::RangePolicy<exec_t>(0, n + 1),
+      "kkperm::sort_and_merge_crs::scan", kkperm::range_policy<exec_t>(0, n + 1),
       KOKKOS_LAMBDA(const ordinal_t i, offset_t& update, const bool final) {
         const offset_t c = i < n ? out_rows(i) : offset_t(0);
         if (final) out_rows(i) = update;
@@ -203,7 +204,7 @@ Matrix sort_and_merge_crs(const Matrix& A) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::values"),
       static_cast<std::size_t>(nnz_out));
   Kokkos::parallel_for(
-      "kkperm::sort_and_merge_crs::merge", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::sort_and_merge_crs::merge", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t i) {
         const offset_t b = in_rows(i), e = in_rows(i + 1);
         offset_t o = out_rows(i) - 1;

@@ -151,7 +151,7 @@ void check_crs_enqueue(const Matrix& A, bool require_sorted, const Verdict& verd
   auto entries = A.graph.entries;
   const auto nnz_total = static_cast<offset_t>(entries.extent(0));
   Kokkos::parallel_for(
-      "kkperm::check_crs::rows", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
+      "kkperm::check_crs::rows", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
         const offset_t b = row_map(i), e = row_map(i + 1);
         const bool bad = (i == 0 && b != 0) || e < b || e > nnz_total || (i == n - 1 && e != nnz_total);
         if (bad) {
@@ -167,7 +167,7 @@ void check_crs_enqueue(const Matrix& A, bool require_sorted, const Verdict& verd
   const std::int64_t chunk = (nnz64 + kPer - 1) / kPer;
   if (nnz_total > 0)
     Kokkos::parallel_for(
-        "kkperm::check_crs::entries", Kokkos::RangePolicy<exec_t>(0, chunk),
+        "kkperm::check_crs::entries", kkperm::range_policy<exec_t>(0, chunk),
         KOKKOS_LAMBDA(const std::int64_t t) {
           std::int64_t worst = -1;  // first bad entry of this thread (smallest k)
           for (std::int64_t j = kPer - 1; j >= 0; --j) {

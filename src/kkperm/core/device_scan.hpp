@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 
 namespace kkperm {
@@ -70,7 +71,7 @@ void exclusive_scan_to(const char* label, std::int64_t n, const F& f, const OutV
 #endif
   const detail::ScanInput<T, F> in{f, n};
   Kokkos::parallel_scan(
-      label, Kokkos::RangePolicy<Exec>(0, n + 1),
+      label, kkperm::range_policy<Exec>(0, n + 1),
       KOKKOS_LAMBDA(const std::int64_t i, T& upd, const bool final) {
         const T v = in(i);
         if (final) out(i) = upd;

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kkperm/core/launch_policy.hpp"
+
 namespace kkperm::detail {
 
 struct IntStat {
@@ -124,11 +126,11 @@ Value reduce_rows(const char* label, std::int64_t n, const Body& body) {
   out.init();
   if (n <= 0) return out;
   if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible) {
-    Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Exec>(0, n), body, JoinReducer<Value, Kokkos::HostSpace>(out));
+    Kokkos::parallel_reduce(label, kkperm::range_policy<Exec>(0, n), body, JoinReducer<Value, Kokkos::HostSpace>(out));
   } else {
     constexpr int kTeam = 128;
-    using policy_t = std::conditional_t<(MinBlocks > 1), Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kTeam, MinBlocks>>,
-                                        Kokkos::TeamPolicy<Exec>>;
+    using policy_t = std::conditional_t<(MinBlocks > 1), kkperm::team_policy<Exec, Kokkos::LaunchBounds<kTeam, MinBlocks>>,
+                                        kkperm::team_policy<Exec>>;
     const std::int64_t per_team = std::max<std::int64_t>(std::int64_t(kTeam) * 8, (n + 32767) / 32768);
     const int league = static_cast<int>((n + per_team - 1) / per_team);
     Kokkos::parallel_reduce(

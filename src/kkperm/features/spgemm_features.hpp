@@ -29,6 +29,7 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/features/feature_params.hpp"
 #include "kkperm/features/int_stats.hpp"
 #include "kkperm/kernels/spgemm/esc_spgemm.hpp"
@@ -125,7 +126,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
   if (S0 > 0) {
     Kokkos::View<std::int64_t*, typename Matrix::memory_space> cw("kkperm::features::sample_work", S0);
     Kokkos::parallel_for(
-        "kkperm::features::sample_work", Kokkos::RangePolicy<exec>(0, S0), KOKKOS_LAMBDA(const std::int64_t s) {
+        "kkperm::features::sample_work", kkperm::range_policy<exec>(0, S0), KOKKOS_LAMBDA(const std::int64_t s) {
           const std::int64_t i = detail::sample_row(s, n, S0);
           std::int64_t f = 0;
           for (auto q = rowA(i); q < rowA(i + 1); ++q) f += static_cast<std::int64_t>(rowB(entA(q) + 1) - rowB(entA(q)));
@@ -145,7 +146,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
     using values_t = typename Matrix::values_type::non_const_type;
     rowmap_t rs("kkperm::features::sample_row_map", S + 1);
     Kokkos::parallel_scan(
-        "kkperm::features::sample_scan", Kokkos::RangePolicy<exec>(0, S),
+        "kkperm::features::sample_scan", kkperm::range_policy<exec>(0, S),
         KOKKOS_LAMBDA(const std::int64_t s, std::int64_t& upd, const bool final) {
           const std::int64_t i = kept(s);
           upd += static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
@@ -156,7 +157,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
     entries_t es(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::sample_entries"), snnz);
     values_t vs("kkperm::features::sample_values", snnz);
     Kokkos::parallel_for(
-        "kkperm::features::sample_gather", Kokkos::RangePolicy<exec>(0, S),
+        "kkperm::features::sample_gather", kkperm::range_policy<exec>(0, S),
         KOKKOS_LAMBDA(const std::int64_t s) {
           const std::int64_t i = kept(s);
           const auto b = rowA(i);

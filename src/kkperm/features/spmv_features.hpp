@@ -71,6 +71,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/features/feature_params.hpp"
@@ -483,8 +484,8 @@ void rows_staged_pass(const char* label, std::int64_t n, std::int64_t nnz, const
   if (n <= 0) return;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
   using policy_t = std::conditional_t<(MinBlocks > 1 && !on_host),
-                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kStagedTeam, MinBlocks>>,
-                                      Kokkos::TeamPolicy<Exec>>;
+                                      kkperm::team_policy<Exec, Kokkos::LaunchBounds<kStagedTeam, MinBlocks>>,
+                                      kkperm::team_policy<Exec>>;
   using member_t = typename policy_t::member_type;
   using buf_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const int team = staged_team_size<Exec>();
@@ -578,7 +579,7 @@ int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int
                    bool skewed = false) {
   const std::int64_t groups = staged_warps_per_team<Exec>();
   const std::int64_t raw =
-      (static_cast<std::int64_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)) - groups * extra_per_warp) /
+      (static_cast<std::int64_t>(kkperm::team_policy<Exec>::scratch_size_max(0)) - groups * extra_per_warp) /
           (groups * std::int64_t(sizeof(O))) -
       8;
   const std::int64_t fit = skewed ? (raw - 1) * 32 / 33 : raw;
@@ -589,7 +590,7 @@ int stage_cols_for(int requested, std::int64_t n_row, std::int64_t nnz, std::int
     c = std::min<std::int64_t>(c, fit);
   }
   KKPERM_REQUIRE(c <= fit, "kkperm::spmv_features_raw: row_stage_cols " << requested << " needs more team scratch than "
-                                                                         << Kokkos::TeamPolicy<Exec>::scratch_size_max(0)
+                                                                         << kkperm::team_policy<Exec>::scratch_size_max(0)
                                                                          << " bytes per team");
   return static_cast<int>(std::max<std::int64_t>(c, 33));
 }
@@ -628,7 +629,7 @@ constexpr double kEntryImbalance = 2.5;
 /// offsets, ran 37 blocks and took 10 us on 3e5 rows, ncu H100 run 80.)
 template <class Exec, class RowMap>
 void row_padded_work(std::int64_t n, const RowMap& row_map, int W, std::int64_t* out) {
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using part_t = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
@@ -712,8 +713,8 @@ void row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, c
   using F = typename RowMap::non_const_value_type;
   using I = std::int64_t;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-  using policy_t = std::conditional_t<on_host, Kokkos::TeamPolicy<Exec>,
-                                      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<kStagedTeam, 4>>>;
+  using policy_t = std::conditional_t<on_host, kkperm::team_policy<Exec>,
+                                      kkperm::team_policy<Exec, Kokkos::LaunchBounds<kStagedTeam, 4>>>;
   using member_t = typename policy_t::member_type;
   using cols_t = Kokkos::View<O*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using offs_t = Kokkos::View<I*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -910,7 +911,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
   using mem_t = typename Matrix::memory_space;
   using O = typename Matrix::non_const_ordinal_type;
   using F = typename Matrix::non_const_size_type;
-  using policy_t = Kokkos::TeamPolicy<exec_t>;
+  using policy_t = kkperm::team_policy<exec_t>;
   Kokkos::View<std::int64_t* [kLongRowCols], mem_t> res("kkperm::features::long_rows_res", n_long);
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
@@ -1044,7 +1045,7 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
   const auto scount = rec.scount;
   const auto bitmap = rec.bitmap;
   constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using sums_t = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const int team = on_host ? 1 : 256;
@@ -1395,7 +1396,7 @@ RawSpmvFeatures spmv_features_raw(const Matrix& A, const FeatureParams& p,
                                                            (std::int64_t(team) * 32768));
     const std::int64_t n_thr = (std::int64_t(n) + rpt - 1) / rpt;
     const int league = static_cast<int>((n_thr + team - 1) / team);
-    using lpolicy_t = Kokkos::TeamPolicy<exec_t, Kokkos::LaunchBounds<kThreads, 4>>;
+    using lpolicy_t = kkperm::team_policy<exec_t, Kokkos::LaunchBounds<kThreads, 4>>;
     using lmember_t = typename lpolicy_t::member_type;
     using RS = detail::LaneRowSums;
     using PS = detail::PassStat<O>;

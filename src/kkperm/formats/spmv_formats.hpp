@@ -24,6 +24,7 @@
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 
 namespace kkperm::formats {
 
@@ -491,7 +492,7 @@ void device_expand_rows(const RowMap& row_map, const Rows& rows) {
   using F = typename RowMap::non_const_value_type;
   const std::int64_t n = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
   Kokkos::parallel_for(
-      "kkperm::formats::expand_rows", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::formats::expand_rows", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         for (F k = row_map(i); k < row_map(i + 1); ++k) rows(k) = static_cast<O>(i);
       });
@@ -504,14 +505,14 @@ void device_dcsr_rows(const RowMap& row_map, List& nonempty, List& empty) {
   const std::int64_t n = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
   std::int64_t ne = 0;
   Kokkos::parallel_reduce(
-      "kkperm::formats::dcsr_count", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::formats::dcsr_count", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& c) { c += row_map(i + 1) > row_map(i); },
       ne);
   nonempty = List(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::dcsr::rows"), ne);
   empty = List(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::dcsr::empty"), n - ne);
   const List a = nonempty, b = empty;
   Kokkos::parallel_scan(
-      "kkperm::formats::dcsr_lists", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::formats::dcsr_lists", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
         const bool full = row_map(i + 1) > row_map(i);
         if (final) {
@@ -530,7 +531,7 @@ std::int64_t device_max_row_length(const RowMap& row_map) {
   std::int64_t m = 0;
   Kokkos::parallel_reduce(
       "kkperm::formats::max_row_length",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+      kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& acc) {
         const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
         if (len > acc) acc = len;
@@ -554,7 +555,7 @@ template <class Exec, class RowMap>
 std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed,
                                     std::int64_t breakeven_rows) {
   using mem = typename Exec::memory_space;
-  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using team_policy = kkperm::team_policy<Exec>;
   using member = typename team_policy::member_type;
   using scratch = Kokkos::View<int*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -602,7 +603,7 @@ std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed
   } else {
     Kokkos::parallel_for(
         "kkperm::formats::hyb_hist_global",
-        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+        kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
         KOKKOS_LAMBDA(const std::int64_t i) {
           const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1) - row_map(i));
           kkperm::atomic_add_i64(&hist(len < B ? len : B), std::int64_t(1));
@@ -631,7 +632,7 @@ device_build_hyb(const RowMap& row_map, const Entries& entries, const Values& va
                  std::int64_t num_cols, std::int64_t k) {
   using V = typename Values::non_const_value_type;
   using O = typename Entries::non_const_value_type;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   HybDevice<V, O, Device> d;
   const std::int64_t n =
       row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
@@ -713,11 +714,11 @@ struct SellDevice {
 template <class Exec, class Device, class O, class RowMap>
 Kokkos::View<O*, Device> device_sell_perm(const RowMap& row_map, std::int64_t C,
                                           std::int64_t sigma) {
-  using team_policy = Kokkos::TeamPolicy<Exec>;
+  using team_policy = kkperm::team_policy<Exec>;
   using member = typename team_policy::member_type;
   using scratch = Kokkos::View<std::int64_t*, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   KKPERM_ASSERT(C > 0 && sigma > 0, "SELL: C and sigma must be positive");
   const std::int64_t n =
       row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
@@ -788,7 +789,7 @@ template <class Exec, class Device, class V, class O, class RowMap>
 SellDevice<V, O, typename RowMap::non_const_value_type, Device> device_sell_layout(
     const RowMap& row_map, std::int64_t num_cols, std::int64_t C, std::int64_t sigma) {
   using F = typename RowMap::non_const_value_type;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   SellDevice<V, O, F, Device> s;
   const std::int64_t n =
       row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
@@ -832,7 +833,7 @@ void device_sell_fill(SellDev& s, const RowMap& row_map, const Entries& entries,
   using O = typename decltype(s.cols)::non_const_value_type;
   using V = typename decltype(s.vals)::non_const_value_type;
   using Device = typename decltype(s.cols)::device_type;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   s.cols = Kokkos::View<O*, Device>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::spmv::sell::cols"), s.slots);
   s.vals = Kokkos::View<V*, Device>(
@@ -884,7 +885,7 @@ device_sell16_layout(const RowMap& row_map, const Entries& entries, std::int64_t
                      std::int64_t C, std::int64_t sigma) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   Sell16Device<V, O, F, Device> s;
   s.num_rows = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
   s.num_cols = num_cols;
@@ -966,7 +967,7 @@ void device_sell16_fill(Sell16Dev& s, const RowMap& row_map, const Entries& entr
   using O = typename decltype(s.perm)::non_const_value_type;
   using VIn = typename Values::non_const_value_type;
   using Device = typename decltype(s.vals)::device_type;
-  using policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  using policy = kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>;
   KKPERM_ASSERT(s.max_lane <= sell16_max_lane,
                 "SELL16: a lane of " << s.max_lane << " slots does not fit 16 bits");
   s.offs = Kokkos::View<std::uint16_t*, Device>(

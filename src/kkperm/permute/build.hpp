@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/features/spmv_features.hpp"
 #include "kkperm/permute/dcsr.hpp"
 #include "kkperm/permute/device_sort.hpp"
@@ -56,13 +57,13 @@ std::int64_t device_sort_order_into(const Matrix& A, int nt, int nw, bool flip, 
   KKPERM_REQUIRE(ibits + lbits <= 64,
                  "kkperm::build_permutation: sort key overflow (" << n << " rows, load " << max_load << ")");
   Kokkos::parallel_for(
-      "kkperm::permute::sort_keys", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+      "kkperm::permute::sort_keys", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         keys(i) = (static_cast<std::uint64_t>(max_load - load(i)) << ibits) | static_cast<std::uint64_t>(i);
       });
   const KeyView sorted = sort_unique_keys<exec_t>(keys, alt, ibits + lbits);
   const std::uint64_t mask = ibits == 64 ? ~0ull : (1ull << ibits) - 1;
   Kokkos::parallel_for(
-      "kkperm::permute::sort_order", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+      "kkperm::permute::sort_order", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         std::int64_t src = p;
         if (flip) {
           const std::int64_t g = p / nw;
@@ -130,10 +131,10 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   auto rm = A.graph.row_map;
   O ne = 0;
   Kokkos::parallel_reduce(
-      "kkperm::dcsr::count", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::dcsr::count", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const O i, O& c) { c += rm(i + 1) > rm(i) ? 1 : 0; }, ne);
   Kokkos::parallel_scan(
-      "kkperm::dcsr::order", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const O i, O& upd, const bool final) {
+      "kkperm::dcsr::order", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const O i, O& upd, const bool final) {
         const bool is_ne = rm(i + 1) > rm(i);
         if (final) order(is_ne ? upd : ne + (i - upd)) = i;
         if (is_ne) ++upd;
@@ -202,7 +203,7 @@ DeviceRowPermutation<typename Matrix::non_const_ordinal_type, typename Matrix::m
     case Permutation::identity:
       perm = PView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::identity"), n);
       Kokkos::parallel_for(
-          "kkperm::permute::identity", Kokkos::RangePolicy<exec_t>(0, n),
+          "kkperm::permute::identity", kkperm::range_policy<exec_t>(0, n),
           KOKKOS_LAMBDA(const std::int64_t i) { perm(i) = static_cast<O>(i); });
       break;
     case Permutation::plain_sort: perm = detail::device_sort_order(A, nt, nw, false); break;

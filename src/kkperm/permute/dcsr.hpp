@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 
 namespace kkperm {
 
@@ -37,7 +38,7 @@ Dcsr<Matrix> make_dcsr(const Matrix& A) {
   O count = 0;
   if (n > 0)
     Kokkos::parallel_reduce(
-        "kkperm::dcsr::count", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::dcsr::count", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const O i, O& c) { c += rm(i + 1) > rm(i) ? 1 : 0; }, count);
   d.num_nonempty = count;
   d.row_offsets = decltype(d.row_offsets)("kkperm::dcsr::row_offsets", count + 1);
@@ -46,7 +47,7 @@ Dcsr<Matrix> make_dcsr(const Matrix& A) {
   auto ids = d.row_ids;
   if (n > 0)
     Kokkos::parallel_scan(
-        "kkperm::dcsr::scan", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::dcsr::scan", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const O i, O& upd, const bool final) {
           const bool ne = rm(i + 1) > rm(i);
           if (final && ne) {

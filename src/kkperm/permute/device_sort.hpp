@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 
 namespace kkperm::detail {
@@ -92,7 +93,7 @@ std::int64_t fill_loads(const Matrix& A, int nt, const LoadView& load) {
   std::int64_t max_load = 0;
   if (n == 0) return 0;
   Kokkos::parallel_reduce(
-      "kkperm::permute::loads", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::permute::loads", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& m) {
         const std::int64_t l = (static_cast<std::int64_t>(rm(i + 1) - rm(i)) + nt - 1) / nt;
         load(i) = l;

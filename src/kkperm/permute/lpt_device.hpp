@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 
 namespace kkperm::detail {
@@ -196,7 +197,7 @@ Kokkos::View<typename SortedView::non_const_value_type*, typename SortedView::me
   auto first = ws.template take<std::int64_t>(max_load + 1);
   ws.template zero_since<Exec>(zero_from);
   Kokkos::parallel_for(
-      "kkperm::lpt::groups", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+      "kkperm::lpt::groups", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         const std::int64_t l = load(sorted(p));
         if (p == 0 || l != load(sorted(p - 1))) first(l) = p + 1;
       });
@@ -240,7 +241,7 @@ Kokkos::View<typename SortedView::non_const_value_type*, typename SortedView::me
   const auto label = part(at, nw);
   const std::int64_t S = static_cast<std::int64_t>(s.seg_start.size());
   Kokkos::parallel_for(
-      "kkperm::lpt::place", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t j) {
+      "kkperm::lpt::place", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t j) {
         std::int64_t lo = 0, hi = S;  // last segment with seg_start <= j
         while (hi - lo > 1) {
           const std::int64_t mid = (lo + hi) / 2;

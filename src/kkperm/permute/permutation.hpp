@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/features/feature_params.hpp"
 
@@ -162,7 +163,7 @@ std::int64_t device_inverse(const Kokkos::View<O*, Mem>& perm, const Kokkos::Vie
   auto bad = ws.template take<unsigned long long>(1);
   ws.template zero_since<Exec>(from);
   Kokkos::parallel_for(
-      "kkperm::permute::inverse", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
+      "kkperm::permute::inverse", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
         const O r = perm(k);
         if (r < 0 || static_cast<std::int64_t>(r) >= n || Kokkos::atomic_exchange(&inv(r), static_cast<O>(k)) != O(-1))
           Kokkos::atomic_add(&bad(0), 1ull);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/permute/permutation.hpp"
 
 namespace kkperm {
@@ -78,7 +79,7 @@ class PermutedCrsMatrix {
     const std::int64_t n = static_cast<std::int64_t>(pm.extent(0));
     std::int64_t bad = 0;
     Kokkos::parallel_reduce(
-        "kkperm::PermutedCrs::check", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::PermutedCrs::check", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& b) {
           const O r = pm(k);
           if (r < 0 || static_cast<std::int64_t>(r) >= n || static_cast<std::int64_t>(iv(r)) != k) ++b;
@@ -129,7 +130,7 @@ class PermutedCrsMatrix {
     auto dst = ap_.values;
     auto g = gather_;
     Kokkos::parallel_for(
-        "kkperm::PermutedCrs::gather_values", Kokkos::RangePolicy<exec_t>(0, nnz_),
+        "kkperm::PermutedCrs::gather_values", kkperm::range_policy<exec_t>(0, nnz_),
         KOKKOS_LAMBDA(const F k) { dst(k) = src(g(k)); });
   }
 
@@ -140,7 +141,7 @@ class PermutedCrsMatrix {
     check_len(out, "to_permuted", "out");
     auto pm = perm_;
     Kokkos::parallel_for(
-        "kkperm::PermutedCrs::to_permuted", Kokkos::RangePolicy<exec_t>(0, pm.extent(0)),
+        "kkperm::PermutedCrs::to_permuted", kkperm::range_policy<exec_t>(0, pm.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) { out(q) = in(pm(q)); });
   }
   /// out(perm(p)) = in(p): back to the caller's order.
@@ -150,7 +151,7 @@ class PermutedCrsMatrix {
     check_len(out, "from_permuted", "out");
     auto pm = perm_;
     Kokkos::parallel_for(
-        "kkperm::PermutedCrs::from_permuted", Kokkos::RangePolicy<exec_t>(0, pm.extent(0)),
+        "kkperm::PermutedCrs::from_permuted", kkperm::range_policy<exec_t>(0, pm.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) { out(pm(q)) = in(q); });
   }
 
@@ -196,7 +197,7 @@ class PermutedCrsMatrix {
     const bool sym = symmetric_;
     typename Matrix::row_map_type::non_const_type new_rm("kkperm::PermutedCrs::row_map", n + 1);
     Kokkos::parallel_scan(
-        "kkperm::PermutedCrs::row_map", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::PermutedCrs::row_map", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const O q, F& upd, const bool final) {
           upd += rm(pm(q) + 1) - rm(pm(q));
           if (final) new_rm(q + 1) = upd;
@@ -206,7 +207,7 @@ class PermutedCrsMatrix {
     gather_ = FView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::PermutedCrs::gather"), nnz_);
     auto g = gather_;
     Kokkos::parallel_for(
-        "kkperm::PermutedCrs::gather_structure", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const O q) {
+        "kkperm::PermutedCrs::gather_structure", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const O q) {
           const F src = rm(pm(q)), dst = new_rm(q), len = rm(pm(q) + 1) - src;
           for (F k = 0; k < len; ++k) {
             g(dst + k) = src + k;

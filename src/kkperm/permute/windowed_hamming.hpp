@@ -32,6 +32,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/features/int_stats.hpp"
 #include "kkperm/permute/device_sort.hpp"
@@ -149,7 +150,7 @@ struct ChunkGreedy {
   using row_map_t = typename Matrix::row_map_type;
   using entries_t = typename Matrix::index_type;
   using IView = Kokkos::View<std::int64_t*, mem_t, Kokkos::MemoryUnmanaged>;  // workspace arrays
-  using member_t = typename Kokkos::TeamPolicy<exec_t>::member_type;
+  using member_t = typename kkperm::team_policy<exec_t>::member_type;
   template <class T>
   using SView = Kokkos::View<T*, typename exec_t::scratch_memory_space,
                              Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -455,7 +456,7 @@ template <class Matrix>
 ChunkGreedyPlan plan_chunk_greedy(std::int64_t chunk, std::int64_t max_chunk_lines,
                                   int max_mask_words = ChunkGreedyConfig::max_mask_words) {
   using greedy_t = ChunkGreedy<Matrix>;
-  using policy_t = Kokkos::TeamPolicy<typename Matrix::execution_space>;
+  using policy_t = kkperm::team_policy<typename Matrix::execution_space>;
   using O = typename Matrix::non_const_ordinal_type;
   KKPERM_REQUIRE(max_mask_words >= 0 && max_mask_words <= ChunkGreedyConfig::max_mask_words &&
                      (max_mask_words & (max_mask_words - 1)) == 0,
@@ -530,7 +531,7 @@ Buf chunk_boundaries(const OrdView& ord, const LinesView& row_lines, std::int64_
                 "chunk_boundaries: buffers shorter than " << G + 1);
   // pre(g): lines of groups [0, g), g = 0..G.
   Kokkos::parallel_scan(
-      "kkperm::permute::group_lines", Kokkos::RangePolicy<Exec>(0, G),
+      "kkperm::permute::group_lines", kkperm::range_policy<Exec>(0, G),
       KOKKOS_LAMBDA(const std::int64_t g, std::int64_t& part, const bool final) {
         if (final) pre(g) = part;
         const std::int64_t e = (g + 1) * nw < n ? (g + 1) * nw : n;
@@ -539,7 +540,7 @@ Buf chunk_boundaries(const OrdView& ord, const LinesView& row_lines, std::int64_
       });
   std::int64_t count = 0;
   Kokkos::parallel_scan(
-      "kkperm::permute::chunk_starts", Kokkos::RangePolicy<Exec>(0, G),
+      "kkperm::permute::chunk_starts", kkperm::range_policy<Exec>(0, G),
       KOKKOS_LAMBDA(const std::int64_t g, std::int64_t& part, const bool final) {
         const std::int64_t k = g * nw / C, s = k * C / nw;  // fixed chunk, its first group
         const bool first = g == s || (B > 0 && (pre(g) - pre(s)) / B != (pre(g - 1) - pre(s)) / B);
@@ -550,7 +551,7 @@ Buf chunk_boundaries(const OrdView& ord, const LinesView& row_lines, std::int64_
       count);
   max_chunk_lines = 0;
   Kokkos::parallel_reduce(
-      "kkperm::permute::chunk_lines", Kokkos::RangePolicy<Exec>(0, count),
+      "kkperm::permute::chunk_lines", kkperm::range_policy<Exec>(0, count),
       KOKKOS_LAMBDA(const std::int64_t c, std::int64_t& mx) {
         // Chunks start at group borders; the last ends at n, inside group G - 1 or at its end.
         const std::int64_t lines = pre((starts(c + 1) + nw - 1) / nw) - pre(starts(c) / nw);
@@ -610,7 +611,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     const std::uint64_t n_lines = (static_cast<std::uint64_t>(A.numCols()) + cpl - 1) / cpl;
     Kokkos::View<std::uint64_t*, mem_t, Kokkos::MemoryUnmanaged> keys(reinterpret_cast<std::uint64_t*>(keys_raw.data()), n);
     Kokkos::parallel_for(
-        "kkperm::permute::minhash", Kokkos::RangePolicy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        "kkperm::permute::minhash", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           std::uint32_t h0 = 0xFFFFFFFFu;
           for_each_row_line(row_map, entries, line, i, [&](const O l) {
             const std::uint32_t a = static_cast<std::uint32_t>(mix64(std::uint64_t(l) ^ seed0) >> 32);
@@ -632,7 +633,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     sort_unique_keys<exec_t>(keys, 64);
     const std::uint64_t mask = (ibits == 64) ? ~0ull : ((1ull << ibits) - 1);
     Kokkos::parallel_for(
-        "kkperm::permute::ord", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::permute::ord", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const std::int64_t p) { ord(p) = static_cast<std::int64_t>(keys(p) & mask); });
   }
   KKPERM_REQUIRE(params.chunk_lines >= 0,
@@ -640,11 +641,11 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
                      << params.chunk_lines);
   const std::int64_t chunk = chunk_positions(params.chunk_rows, nw);
   using greedy_t = ChunkGreedy<Matrix>;
-  using policy_t = Kokkos::TeamPolicy<exec_t>;
+  using policy_t = kkperm::team_policy<exec_t>;
   // Distinct lines of every row (the line cache's list lengths, and the chunks' line bound).
   const Kokkos::View<O*, mem_t, Kokkos::MemoryUnmanaged> row_lines = ws.template take<O>(n);
   Kokkos::parallel_for(
-      "kkperm::permute::row_lines", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::permute::row_lines", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         O cnt = 0;
         for_each_row_line(row_map, entries, line, i, [&](const O) {

@@ -89,6 +89,9 @@ const SpmmCandidateInfo kTable[] = {
     {SpmmCandidate::row_major_left, "row_major_left", "row_major", "identity", F::csr, L::left, false,
      "row_major for column-major B and Y: each call copies B (and Y when beta != 0) to row-major "
      "buffers made at prepare, runs the row-major kernel there and copies Y back (tiled copies)"},
+    {SpmmCandidate::row_major_chunked, "row_major_chunked", "row_major", "identity", F::csr, L::right, false,
+     "row_major whose per-row walk gives each team a chunk of consecutive rows, its lane groups "
+     "taking them in turn, so that shared columns of B can hit in L1 (device backends)"},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
               "every SpmmCandidate needs one row in kTable");

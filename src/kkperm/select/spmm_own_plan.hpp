@@ -104,8 +104,11 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                          ? kernels::spmm::slab_columns(static_cast<std::int64_t>(B.extent(0)),
                                                        static_cast<int>(Y.extent(1)), sizeof(value_type))
                          : 0;
+    const int walk_rows = this->candidate() == SpmmCandidate::row_major_chunked
+                              ? kernels::spmm::RowMajorConfig::chunked_walk_rows
+                              : 1;
     kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B,
-                             beta, Y, split_, slab);
+                             beta, Y, split_, slab, walk_rows);
     kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
   }
 

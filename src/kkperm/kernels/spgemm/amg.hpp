@@ -26,6 +26,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spgemm/esc_spgemm.hpp"
 #include "kkperm/kernels/spgemm/spgemm_reference.hpp"
 
@@ -57,7 +58,7 @@ Aggregates<typename Matrix::device_type, typename Matrix::non_const_ordinal_type
   std::int64_t bad = 0;
   Kokkos::parallel_reduce(
       "kkperm::amg::check_labels",
-      Kokkos::RangePolicy<typename Matrix::execution_space>(0, A.numRows()),
+      kkperm::range_policy<typename Matrix::execution_space>(0, A.numRows()),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& b) {
         if (labels(i) < 0 || labels(i) >= n_agg) b += 1;
       },
@@ -78,13 +79,13 @@ Matrix tentative_prolongator(const Labels& labels, typename Matrix::non_const_or
   using F = typename Matrix::non_const_size_type;
   Kokkos::View<int*, typename Matrix::device_type> size("kkperm::amg::agg_size", n_agg);
   Kokkos::parallel_for(
-      "kkperm::amg::agg_size", Kokkos::RangePolicy<exec>(0, n),
+      "kkperm::amg::agg_size", kkperm::range_policy<exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { Kokkos::atomic_add(&size(labels(i)), 1); });
   rowmap_t rm("kkperm::amg::Ptent::row_map", n + 1);
   entries_t en("kkperm::amg::Ptent::entries", n);
   values_t va("kkperm::amg::Ptent::values", n);
   Kokkos::parallel_for(
-      "kkperm::amg::tentative", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+      "kkperm::amg::tentative", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         rm(i + 1) = static_cast<F>(i + 1);
         en(i) = labels(i);
         va(i) = V(1) / Kokkos::Experimental::sqrt(static_cast<V>(size(labels(i))));
@@ -102,7 +103,7 @@ double jacobi_omega(const Matrix& A) {
   double rho = 0.0;
   std::int64_t missing = 0;
   Kokkos::parallel_reduce(
-      "kkperm::amg::gershgorin", Kokkos::RangePolicy<exec>(0, A.numRows()),
+      "kkperm::amg::gershgorin", kkperm::range_policy<exec>(0, A.numRows()),
       KOKKOS_LAMBDA(const std::int64_t i, double& r, std::int64_t& m) {
         double d = 0.0, s = 0.0;
         for (auto p = rm(i); p < rm(i + 1); ++p) {
@@ -145,7 +146,7 @@ Matrix smooth_prolongator(const Matrix& A, const Matrix& Pt, double omega) {
   // union of the row structures of Pt and AP (both sorted)
   Kokkos::View<std::int64_t*, typename Matrix::device_type> cnt("kkperm::amg::P_counts", n);
   Kokkos::parallel_for(
-      "kkperm::amg::smooth_count", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+      "kkperm::amg::smooth_count", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         std::int64_t c = rM(i + 1) - rM(i);
         for (auto p = rP(i); p < rP(i + 1); ++p)
           if (spgemm::esc_impl::find_col(eM, rM(i), rM(i + 1), eP(p)) < 0) ++c;
@@ -159,7 +160,7 @@ Matrix smooth_prolongator(const Matrix& A, const Matrix& Pt, double omega) {
   values_t va(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::amg::P::values"), nnz);
   const V w = static_cast<V>(omega);
   Kokkos::parallel_for(
-      "kkperm::amg::smooth_fill", Kokkos::RangePolicy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+      "kkperm::amg::smooth_fill", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         V d = 0;
         for (auto p = rA(i); p < rA(i + 1); ++p)
           if (eA(p) == i) d += vA(p);

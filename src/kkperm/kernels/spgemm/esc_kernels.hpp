@@ -14,6 +14,7 @@
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/device_scan.hpp"
 #include "kkperm/core/pooled_array.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -61,7 +62,7 @@ int fit_team_size(int requested, const Functor& functor, std::size_t scratch0) {
     (void)scratch0;
     return 1;
   } else {
-    Kokkos::TeamPolicy<Exec> probe(1, 1);
+    kkperm::team_policy<Exec> probe(1, 1);
     if (scratch0 > 0) probe.set_scratch_size(0, Kokkos::PerTeam(scratch0));
     const int mx = probe.team_size_max(functor, Kokkos::ParallelForTag());
     return requested < mx ? requested : (mx > 0 ? mx : 1);
@@ -89,9 +90,9 @@ struct StridedArray {
 /// (session 7) saw the AP numeric of a 1 M-row 2D Laplacian move 613 MB of DRAM for about
 /// 210 MB of data (the arrays spilled past L1) and take 330 us.
 template <class Exec>
-Kokkos::TeamPolicy<Exec> row_thread_policy(std::int64_t rows, std::size_t bytes_per_thread, int& T) {
+kkperm::team_policy<Exec> row_thread_policy(std::int64_t rows, std::size_t bytes_per_thread, int& T) {
   T = team_size_for<Exec>(kRowThreads);
-  Kokkos::TeamPolicy<Exec> pol(static_cast<int>((rows + T - 1) / T), T);
+  kkperm::team_policy<Exec> pol(static_cast<int>((rows + T - 1) / T), T);
   pol.set_scratch_size(0, Kokkos::PerTeam(bytes_per_thread * static_cast<std::size_t>(T) + 64));
   return pol;
 }
@@ -179,7 +180,7 @@ std::int64_t structure_hash2_length(const RA& rowA, const EA& entA, std::int64_t
 template <class Exec, class RA, class EA, class RB, class EB>
 void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, const RB& rowB,
                             const EB& entB, std::int64_t nB, std::int64_t* slots, int max_teams = 0) {
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const auto l = structure_hash2_lengths(rowA, entA, nA, rowB, entB, nB);
   const std::int64_t len0 = l[0], len1 = l[1], len2 = l[2], len3 = l[3];
@@ -306,7 +307,7 @@ void row_work(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& wo
   sum = 0;
   maxw = 0;
   Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::row_work", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::spgemm::esc::row_work", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& s, std::int64_t& m) {
         std::int64_t f = 0;
         for (auto p = rowA(i); p < rowA(i + 1); ++p) {
@@ -341,7 +342,7 @@ template <bool warp_row, class RA, class EA, class RB, class WorkView, class Key
 void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const KeyView& keys,
                       const RowView& rows, const StatView& stats, std::int64_t n, std::int64_t t0, std::int64_t t1,
                       std::int64_t t2) {
-  using policy_t = Kokkos::TeamPolicy<Kokkos::Cuda>;
+  using policy_t = kkperm::team_policy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
   using idx_t = typename RowView::non_const_value_type;
   constexpr int T = 256;
@@ -501,7 +502,7 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
     const std::int64_t base = bin_off[b];
     std::int64_t count = 0;
     Kokkos::parallel_scan(
-        "kkperm::spgemm::esc::bin_scan", Kokkos::RangePolicy<Exec>(0, n),
+        "kkperm::spgemm::esc::bin_scan", kkperm::range_policy<Exec>(0, n),
         KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& upd, const bool final) {
           const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
           const std::int64_t w = work(i) > ka ? work(i) : ka;
@@ -514,7 +515,7 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
     bin_off[b + 1] = base + count;
     std::int64_t mw = 0, mk = 0, sw = 0;
     Kokkos::parallel_reduce(
-        "kkperm::spgemm::esc::bin_max", Kokkos::RangePolicy<Exec>(base, base + count),
+        "kkperm::spgemm::esc::bin_max", kkperm::range_policy<Exec>(base, base + count),
         KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& a, std::int64_t& c, std::int64_t& u) {
           const auto i = perm(p);
           const std::int64_t ka = static_cast<std::int64_t>(rowA(i + 1) - rowA(i));
@@ -869,7 +870,7 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, st
                          bool fill, bool with_vals = false) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using member_t = typename kkperm::team_policy<Exec>::member_type;
   if (end <= begin) return;
   const std::int64_t cap = max_f > 0 ? max_f : 1;
   const auto rowA = g.rowA, rowB = g.rowB;
@@ -1005,7 +1006,7 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
                        int& level_out) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const std::int64_t P = next_pow2(max_work > 0 ? max_work : 1);
@@ -1079,7 +1080,7 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
                             int& level_out, typename Args::EntC::non_const_value_type* stash,
                             const StashOff& soff, std::int64_t soff_base) {
   using O = typename Args::EntC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const std::int64_t H = hash_slots(max_work > 0 ? max_work : 1);
@@ -1149,7 +1150,7 @@ void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count
                            const ValBuf& val_buf) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (count <= 0) return;
   const bool drop = g.drop;
@@ -1206,7 +1207,7 @@ template <class Exec, class Args, class OffView, class KeyBuf>
 void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t count, bool fill,
                                 int team_size, const OffView& buf_off, const KeyBuf& key_buf) {
   using O = typename Args::EntC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (count <= 0) return;
   const O empty = -1;  // columns are >= 0 (validated)
@@ -1270,7 +1271,7 @@ void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std
                         bool record) {
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
-  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using member_t = typename kkperm::team_policy<Exec>::member_type;
   if (end <= begin) return;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
   int T = 1;
@@ -1313,7 +1314,7 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const std::size_t bytes = static_cast<std::size_t>(max_c) * (sizeof(V) + sizeof(O)) +
@@ -1378,7 +1379,7 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
                         bool record) {
   using V = typename Args::ValC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
@@ -1465,7 +1466,7 @@ int fit_team_size_v(int threads, int vec, const Functor& functor, std::size_t sc
     return 1;
   } else {
     const int want = threads / vec > 0 ? threads / vec : 1;
-    Kokkos::TeamPolicy<Exec> probe(1, 1, vec);
+    kkperm::team_policy<Exec> probe(1, 1, vec);
     if (scratch0 > 0) probe.set_scratch_size(0, Kokkos::PerTeam(scratch0));
     const int mx = probe.team_size_max(functor, Kokkos::ParallelForTag());
     return want < mx ? want : (mx > 0 ? mx : 1);
@@ -1490,7 +1491,7 @@ template <class Exec, class Args, class AprodView, class SlotView>
 void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                               const AprodView& aprod, const SlotView& slot) {
   using V = typename Args::ValC::non_const_value_type;
-  using member_t = typename Kokkos::TeamPolicy<Exec>::member_type;
+  using member_t = typename kkperm::team_policy<Exec>::member_type;
   if (end <= begin) return;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
   int T = 1;
@@ -1529,7 +1530,7 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
                             int vec, std::int64_t max_c, bool in_place, const AprodView& aprod,
                             const SlotView& slot, int& level_out) {
   using V = typename Args::ValC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   const std::int64_t stride = (max_c + 3) / 4 * 4;  // per-row accumulator, 32-byte multiples
@@ -1626,7 +1627,7 @@ template <class Exec, class Args, class IntView>
 void gather_row_bases(const Args& g, std::int64_t n, const IntView& rbase) {
   if (g.direct || n <= 0) return;
   Kokkos::parallel_scan(
-      "kkperm::spgemm::esc::gather_row_bases", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::spgemm::esc::gather_row_bases", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p, int& upd, const bool final) {
         if (final) rbase(p) = upd;
         upd += static_cast<int>(g.work(g.perm(p)));
@@ -1640,7 +1641,7 @@ void gather_row_bases(const Args& g, std::int64_t n, const IntView& rbase) {
 template <class Exec, class Args, class AprodView, class SlotView, class IntView, class F>
 void gather_long_rows(const char* label, const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_work,
                       const AprodView& aprod, const SlotView& slot, const IntView& cnt, bool zero, const F& f) {
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
   Kokkos::parallel_for(
@@ -1676,7 +1677,7 @@ void gather_rows_thread(const Args& g, std::int64_t n, std::int64_t nnz_c, std::
                         const AprodView& aprod, const SlotView& slot, const IntView& rbase, const IntView& gptr,
                         const IntView& cnt, const ListView& glist) {
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::gather_rows", Kokkos::RangePolicy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+      "kkperm::spgemm::esc::gather_rows", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         if (p == 0) gptr(nnz_c) = static_cast<int>(sum);
         const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
         const std::int64_t o = g.direct ? i : p;
@@ -1729,7 +1730,7 @@ int gather_lanes_for(std::int64_t sum_work, std::int64_t nnz_c) {
 template <class Exec, class Args, class IntView, class ListView>
 void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView& gptr, const ListView& glist) {
   using V = typename Args::ValC::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const auto valA = g.valA, valB = g.valB;
   const auto valC = g.valC;
@@ -1740,7 +1741,7 @@ void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView&
   };
   if (lanes <= 1) {
     Kokkos::parallel_for(
-        "kkperm::spgemm::esc::numeric_gather", Kokkos::RangePolicy<Exec>(0, nnz_c),
+        "kkperm::spgemm::esc::numeric_gather", kkperm::range_policy<Exec>(0, nnz_c),
         KOKKOS_LAMBDA(const std::int64_t e) {
           V sum = V(0);
           const int j1 = gptr(e + 1);
@@ -1772,7 +1773,7 @@ void restore_rows(const PermView& perm, std::int64_t n, const RowP& rowP, const 
                   const ValP& valP, const RowC& rowC, const EntC& entC, const ValC& valC,
                   bool columns, bool values) {
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::restore_order", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::spgemm::esc::restore_order", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p) {
         const auto i = perm(p);
         const std::int64_t s = static_cast<std::int64_t>(rowP(p));

@@ -94,6 +94,7 @@
 
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/phase_clock.hpp"
@@ -343,7 +344,7 @@ void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bi
                  std::int64_t& total, std::int64_t maxc[4]) {
   using mem_t = typename Exec::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   const std::int64_t n = bin_off[4];
   total = 0;
@@ -403,7 +404,7 @@ template <class Exec, class PermView, class CntView>
 void unpermute_counts(const PermView& perm, const CntView& cnt_perm, const CntView& cnt_orig,
                       std::int64_t n) {
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::unpermute_counts", Kokkos::RangePolicy<Exec>(0, n),
+      "kkperm::spgemm::esc::unpermute_counts", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p) { cnt_orig(perm(p)) = cnt_perm(p); });
 }
 
@@ -414,7 +415,7 @@ std::vector<std::int64_t> gather_work(const PermView& perm, const WorkView& work
   Kokkos::View<std::int64_t*, typename WorkView::device_type> w("kkperm::esc::global_work",
                                                                 end - begin);
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::gather_work", Kokkos::RangePolicy<Exec>(0, end - begin),
+      "kkperm::spgemm::esc::gather_work", kkperm::range_policy<Exec>(0, end - begin),
       KOKKOS_LAMBDA(const std::int64_t r) { w(r) = work(perm(begin + r)); });
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
   return std::vector<std::int64_t>(h.data(), h.data() + h.extent(0));
@@ -795,7 +796,7 @@ class EscSpgemm {
     // reset on the stream (deep_copy of a scalar fences before and after: a host wait)
     const auto missing = missing_;
     Kokkos::parallel_for(
-        "kkperm::spgemm::esc::missing_reset", Kokkos::RangePolicy<exec>(0, 1),
+        "kkperm::spgemm::esc::missing_reset", kkperm::range_policy<exec>(0, 1),
         KOKKOS_LAMBDA(const int) { missing() = 0; });
     // the symbolic warp-row launch's rows, plus the thread bin when its rows are long enough
     // (numeric_fold_thread_mean; a thread bin of 10^6 rows of ~12 products stays on its thread

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spgemm/esc_kernels.hpp"
 
@@ -41,7 +42,7 @@ inline constexpr int kWarpRowsMaxPerTeam = 8;  ///< warps per team (team size <=
 /// having many rows in flight.
 inline constexpr int kWarpRowsMinBlocks = 4;
 template <class Exec>
-using warp_rows_policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<32 * kWarpRowsMaxPerTeam, kWarpRowsMinBlocks>>;
+using warp_rows_policy = kkperm::team_policy<Exec, Kokkos::LaunchBounds<32 * kWarpRowsMaxPerTeam, kWarpRowsMinBlocks>>;
 
 /// Lanes of a warp (32 on device backends, 1 on host ones).
 template <class Exec>
@@ -150,7 +151,7 @@ RowGroups warp_row_groups(std::size_t per_row, int lanes, int max_warps) {
   } else {
     const std::size_t warps = static_cast<std::size_t>(
         max_warps < 1 ? 1 : (max_warps > kWarpRowsMaxPerTeam ? kWarpRowsMaxPerTeam : max_warps));
-    const std::size_t cap = static_cast<std::size_t>(Kokkos::TeamPolicy<Exec>::scratch_size_max(0));
+    const std::size_t cap = static_cast<std::size_t>(kkperm::team_policy<Exec>::scratch_size_max(0));
     for (int L = lanes;; L = 32) {
       const std::size_t per_warp = static_cast<std::size_t>(32 / L);
       const std::size_t most = warps * per_warp;

@@ -31,6 +31,7 @@
  */
 #include <cstdint>
 
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
 namespace kkperm::kernels::spmm {
@@ -67,7 +68,7 @@ void c_stationary_tile(const ExecSpace& exec, typename YView::const_value_type a
                        typename YView::const_value_type beta, const YView& Y) {
   using value_t = typename YView::non_const_value_type;
   using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
-  using policy_t = Kokkos::TeamPolicy<ExecSpace>;
+  using policy_t = kkperm::team_policy<ExecSpace>;
   using member_t = typename policy_t::member_type;
   using acc_t = StripAccumulator<value_t, T>;
   using Cfg = CStationaryConfig;

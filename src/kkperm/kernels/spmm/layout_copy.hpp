@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
 namespace kkperm::kernels::spmm {
@@ -43,7 +44,7 @@ void layout_copy(const ExecSpace& exec, const Src& src, const Dst& dst) {
     constexpr bool src_left = std::is_same<typename Src::array_layout, Kokkos::LayoutLeft>::value;
     constexpr bool dst_left = std::is_same<typename Dst::array_layout, Kokkos::LayoutLeft>::value;
     const std::int64_t tiles_i = (n + T - 1) / T, tiles_k = (m + T - 1) / T;
-    using policy_t = Kokkos::TeamPolicy<ExecSpace>;
+    using policy_t = kkperm::team_policy<ExecSpace>;
     using member_t = typename policy_t::member_type;
     const std::size_t bytes = sizeof(value_t) * T * P;
     Kokkos::parallel_for(
@@ -67,7 +68,7 @@ void layout_copy(const ExecSpace& exec, const Src& src, const Dst& dst) {
         });
   } else {
     Kokkos::parallel_for(
-        "kkperm::spmm::layout_copy_host", Kokkos::RangePolicy<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        "kkperm::spmm::layout_copy_host", kkperm::range_policy<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           for (std::int64_t k = 0; k < m; ++k) dst(i, k) = src(i, k);
         });
   }

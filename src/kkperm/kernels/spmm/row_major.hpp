@@ -19,6 +19,9 @@
  * Host backends: a row a thread, plainly.
  * Optional column slabs (slab_cols): one launch per slab of columns, so that the slab of B a
  * launch gathers from can stay in L2 (slab_columns() sizes it).
+ * Optional chunked walk (walk_rows > 1, the row_major_chunked candidate): in the per-row walk a
+ * team takes a chunk of consecutive rows and its lane groups take them in turn, so the rows in
+ * flight on an SM are neighbours whose shared columns can hit in L1.
  *
  * Long rows (a power-law hub of 10^5 entries would keep one group busy long after the rest of
  * the matrix is done) can be split: with a RowSplit built by build_row_split(), rows longer
@@ -38,6 +41,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
@@ -91,6 +95,17 @@ struct RowMajorConfig {
   /// Stored rows averaging G / walk_divisor entries or more (at R = 4: entries × 4) take a row
   /// per lane group (the plain walk) instead of batches.
   static constexpr int walk_divisor = KKPERM_SPMM_RM_WALK_DIVISOR;
+  /// Rows each lane group walks in the plain per-row walk of the row_major_chunked candidate
+  /// (row_major's walk_rows argument; 1 = a row a group): a team then takes groups x walk_rows
+  /// consecutive rows, group g rows g, g + groups, ..., so the rows a team has in flight stay
+  /// neighbours and B rows they share can hit in L1. H100 run 194 (f64, row-major, against a
+  /// row a group; 8 rows a group was no better at K = 32 and worse at K = 128):
+  /// - K = 32: block 20000 x 32 0.797 -> 0.679 ms, banded (8 a side) 1.756 -> 1.509, banded
+  ///   (200 a side, 5 %) 1.063 -> 0.925, 3D 27-point 1.107 -> 1.036, 2D/3D stencils within 1 %;
+  /// - K = 128: block 1.585 -> 1.245, 2D 9-point 1.145 -> 1.034, banded (8) 2.670 -> 2.516, but
+  ///   3D 27-point 2.614 -> 2.868, 3D 7-point 1.303 -> 1.375, 4elt Kronecker 3.076 -> 3.785:
+  ///   hence a candidate of its own, not the default.
+  static constexpr int chunked_walk_rows = 4;
   /// Blocks per SM the launches ask registers for (Kokkos::LaunchBounds): 8 blocks of 128 threads
   /// allow 64 registers a thread.
   static constexpr int min_blocks = KKPERM_SPMM_RM_MIN_BLOCKS;
@@ -184,7 +199,7 @@ row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMa
                                                                   "kkperm::spmm::split_first"),
                                               n + 1);
   Kokkos::parallel_scan(
-      "kkperm::spmm::split_scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
+      "kkperm::spmm::split_scan", kkperm::range_policy<ExecSpace>(exec, 0, n + 1),
       KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& acc, const bool final) {
         std::int64_t c = 0;
         if (p < n) {
@@ -202,7 +217,7 @@ row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMa
                                                                      "kkperm::spmm::split_long"),
                                                  n + 1);
   Kokkos::parallel_scan(
-      "kkperm::spmm::split_long_scan", Kokkos::RangePolicy<ExecSpace>(exec, 0, n + 1),
+      "kkperm::spmm::split_long_scan", kkperm::range_policy<ExecSpace>(exec, 0, n + 1),
       KOKKOS_LAMBDA(const std::int64_t p, std::int64_t& acc, const bool final) {
         const std::int64_t c = p < n && first(p + 1) > first(p) ? 1 : 0;
         if (final) long_idx(p) = acc;
@@ -219,7 +234,7 @@ row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMa
   const auto sb = s.seg_beg;
   const auto se = s.seg_end;
   Kokkos::parallel_for(
-      "kkperm::spmm::split_fill", Kokkos::RangePolicy<ExecSpace>(exec, 0, n),
+      "kkperm::spmm::split_fill", kkperm::range_policy<ExecSpace>(exec, 0, n),
       KOKKOS_LAMBDA(const std::int64_t p) {
         const std::int64_t f = first(p), c = first(p + 1) - f;
         if (c == 0) return;
@@ -407,7 +422,7 @@ template <int G, int R, class ExecSpace, class RowMap, class Entries, class Valu
 void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha, const RowMap& row_map,
                    const Entries& entries, const Values& values, const RowIds& row_ids, const BView& B,
                    typename YView::const_value_type beta, const YView& Y, const Split& split, const int k0,
-                   const int k1) {
+                   const int k1, const int walk_rows) {
   using value_t = typename YView::non_const_value_type;
   using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
   using id_t = typename std::remove_const<typename RowIds::value_type>::type;
@@ -417,7 +432,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   // at most 64 registers a lane (8 blocks of 128 threads a SM, half occupancy); capping R == 1 at
   // 32 registers for full occupancy spilled 112-224 bytes of stack a thread and ran 3-9x slower
   // (H100 run 137)
-  using policy_t = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<T, RowMajorConfig::min_blocks>>;
+  using policy_t = kkperm::team_policy<ExecSpace, Kokkos::LaunchBounds<T, RowMajorConfig::min_blocks>>;
   using member_t = typename policy_t::member_type;
   // B through the read-only path (texture/__ldg on CUDA)
   const Kokkos::View<typename BView::const_data_type, typename BView::array_layout,
@@ -448,29 +463,35 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
                                  n_rows / wave_rows<ExecSpace>(G)})));
   const std::int64_t walk_from = G / RowMajorConfig::walk_divisor;
   if (batch == 1 || mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
-    const std::int64_t teams = (n_rows + groups - 1) / groups;
+    // walk_rows rows a group, fewer while the launch would not fill one wave
+    const std::int64_t S =
+        std::max<std::int64_t>(1, std::min<std::int64_t>(walk_rows, n_rows / wave_rows<ExecSpace>(G)));
+    const std::int64_t per_team = std::int64_t(groups) * S;
+    const std::int64_t teams = (n_rows + per_team - 1) / per_team;
     constexpr int pass = G * R;
     Kokkos::parallel_for(
         "kkperm::spmm::row_major_rows", policy_t(exec, static_cast<int>(teams), T, 1),
         KOKKOS_LAMBDA(const member_t& team) {
           const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), G);
-          const std::int64_t p = team.league_rank() * std::int64_t(groups) + lg.row;
-          if (p >= n_rows) return;  // the whole group leaves together
-          const std::int64_t beg = row_map(p), end = row_map(p + 1);
-          if (seg_len > 0 && end - beg > seg_len) return;  // a split row: its segments write it
-          const id_t yr = has_ids ? row_ids(p) : static_cast<id_t>(p);
-          for (int base = k0; base < K; base += pass) {
-            const bool full = base + pass <= K;
-            value_t acc[R];
+          for (std::int64_t s = 0; s < S; ++s) {
+            const std::int64_t p = team.league_rank() * per_team + s * groups + lg.row;
+            if (p >= n_rows) return;  // the whole group leaves together
+            const std::int64_t beg = row_map(p), end = row_map(p + 1);
+            if (seg_len > 0 && end - beg > seg_len) continue;  // a split row: its segments write it
+            const id_t yr = has_ids ? row_ids(p) : static_cast<id_t>(p);
+            for (int base = k0; base < K; base += pass) {
+              const bool full = base + pass <= K;
+              value_t acc[R];
 #pragma unroll
-            for (int q = 0; q < R; ++q) acc[q] = value_t(0);
-            row_major_row_walk<G, R>(entries, values, Br, beg, end, base, K, full, lg.lane, lg.mask, acc);
+              for (int q = 0; q < R; ++q) acc[q] = value_t(0);
+              row_major_row_walk<G, R>(entries, values, Br, beg, end, base, K, full, lg.lane, lg.mask, acc);
 #pragma unroll
-            for (int q = 0; q < R; ++q) {
-              const int c = base + lg.lane + q * G;
-              if (full || c < K) {
-                const value_t ax = a * acc[q];
-                Y(yr, c) = b == value_t(0) ? ax : value_t(ax + b * Y(yr, c));
+              for (int q = 0; q < R; ++q) {
+                const int c = base + lg.lane + q * G;
+                if (full || c < K) {
+                  const value_t ax = a * acc[q];
+                  Y(yr, c) = b == value_t(0) ? ax : value_t(ax + b * Y(yr, c));
+                }
               }
             }
           }
@@ -533,7 +554,7 @@ void row_major_host(const ExecSpace& exec, typename YView::const_value_type alph
     return acc;
   };
   Kokkos::parallel_for(
-      "kkperm::spmm::row_major_host", Kokkos::RangePolicy<ExecSpace>(exec, 0, n_rows), [=](const std::int64_t p) {
+      "kkperm::spmm::row_major_host", kkperm::range_policy<ExecSpace>(exec, 0, n_rows), [=](const std::int64_t p) {
         const std::int64_t beg = row_map(p), end = row_map(p + 1);
         if (seg_len > 0 && end - beg > seg_len) return;  // its segments below
         const auto yr = has_ids ? row_ids(p) : p;
@@ -549,7 +570,7 @@ void row_major_host(const ExecSpace& exec, typename YView::const_value_type alph
   const auto sb = split.seg_beg;
   const auto se = split.seg_end;
   Kokkos::parallel_for(
-      "kkperm::spmm::row_major_host_segments", Kokkos::RangePolicy<ExecSpace>(exec, 0, nseg),
+      "kkperm::spmm::row_major_host_segments", kkperm::range_policy<ExecSpace>(exec, 0, nseg),
       [=](const std::int64_t s) {
         for (int c = 0; c < K; ++c) Kokkos::atomic_add(&Y(sr(s), c), value_t(a * dot(sb(s), se(s), c)));
       });
@@ -561,32 +582,38 @@ void row_major_host(const ExecSpace& exec, typename YView::const_value_type alph
 /// rows). Preconditions as in spmm_common.hpp; `split` built from the same row_map and row_ids.
 /// `slab_cols` > 0 (device backends): the columns of B and Y are taken in slabs of that many
 /// columns, one launch each, so that a slab of B can stay in L2 while the rows gather from it
-/// (A is read once per slab); 0: all columns in one launch.
+/// (A is read once per slab); 0: all columns in one launch. `walk_rows` > 1 (device backends):
+/// in the plain per-row walk each lane group takes that many rows of a team's chunk of
+/// consecutive rows (RowMajorConfig::chunked_walk_rows); 1: a row a group.
 template <class ExecSpace, class RowMap, class Entries, class Values, class RowIds, class BView,
           class YView, class Split>
 void row_major(const ExecSpace& exec, typename YView::const_value_type alpha,
                const RowMap& row_map, const Entries& entries, const Values& values,
                const RowIds& row_ids, const BView& B, typename YView::const_value_type beta,
-               const YView& Y, const Split& split, int slab_cols = 0) {
+               const YView& Y, const Split& split, int slab_cols = 0, int walk_rows = 1) {
   const std::int64_t n_rows = stored_rows(row_map);
   const int K = static_cast<int>(Y.extent(1));
+  if (walk_rows < 1) throw std::invalid_argument("kkperm::spmm::row_major: walk_rows must be >= 1");
   if (n_rows == 0 || K == 0) return;
   if constexpr (is_gpu_space<ExecSpace>::value) {
     const int w = slab_cols > 0 && slab_cols < K ? slab_cols : K;
     for (int k0 = 0; k0 < K; k0 += w) {
       const int k1 = K - k0 < w ? K : k0 + w, kw = k1 - k0;
       if (kw <= 8)
-        detail::row_major_run<8, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+        detail::row_major_run<8, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1,
+                                     walk_rows);
       else if (kw <= 16)
-        detail::row_major_run<16, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+        detail::row_major_run<16, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1,
+                                     walk_rows);
       else if (kw <= 32)
-        detail::row_major_run<32, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+        detail::row_major_run<32, 1>(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1,
+                                     walk_rows);
       else if (kw <= 64)
         detail::row_major_run<32, (RowMajorConfig::cols_per_lane < 2 ? RowMajorConfig::cols_per_lane : 2)>(
-            exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1);
+            exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split, k0, k1, walk_rows);
       else
         detail::row_major_run<32, RowMajorConfig::cols_per_lane>(exec, alpha, row_map, entries, values,
-                                                                  row_ids, B, beta, Y, split, k0, k1);
+                                                                  row_ids, B, beta, Y, split, k0, k1, walk_rows);
     }
   } else {
     detail::row_major_host(exec, alpha, row_map, entries, values, row_ids, B, beta, Y, split);

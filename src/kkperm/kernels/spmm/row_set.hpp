@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
 namespace kkperm::kernels::spmm {
@@ -75,7 +76,7 @@ RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
   if (permuted) {
     Kokkos::View<offset_t*, device_type> rm("kkperm::spmm::perm_row_map", n + 1);
     Kokkos::parallel_scan(
-        "kkperm::spmm::row_set_scan", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::spmm::row_set_scan", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const ordinal_t p, offset_t& acc, const bool final) {
           const auto i = perm(p);
           acc += src_rm(i + 1) - src_rm(i);
@@ -86,7 +87,7 @@ RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
     auto src_e = A.graph.entries;
     auto src_v = A.values;
     Kokkos::parallel_for(
-        "kkperm::spmm::row_set_gather", Kokkos::RangePolicy<exec_t>(0, n),
+        "kkperm::spmm::row_set_gather", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const ordinal_t p) {
           const auto i = perm(p);
           offset_t dst = rm(p);
@@ -120,14 +121,14 @@ RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
   // 2. DCSR: keep the non-empty stored rows; list the empty ones for scale_rows.
   ordinal_t nonempty = 0;
   Kokkos::parallel_reduce(
-      "kkperm::spmm::dcsr_count", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::spmm::dcsr_count", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t p, ordinal_t& c) { c += prm(p + 1) > prm(p) ? 1 : 0; },
       nonempty);
   Kokkos::View<offset_t*, device_type> drm("kkperm::spmm::dcsr_row_map", nonempty + 1);
   Kokkos::View<ordinal_t*, device_type> ids("kkperm::spmm::dcsr_row_ids", nonempty);
   Kokkos::View<ordinal_t*, device_type> empties("kkperm::spmm::dcsr_empty_rows", n - nonempty);
   Kokkos::parallel_scan(
-      "kkperm::spmm::dcsr_scan", Kokkos::RangePolicy<exec_t>(0, n),
+      "kkperm::spmm::dcsr_scan", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t p, ordinal_t& acc, const bool final) {
         const bool full = prm(p + 1) > prm(p);
         if (final) {

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kkperm/core/launch_policy.hpp"
+
 namespace kkperm::kernels::spmm {
 
 /// True on execution spaces where a team maps onto GPU warps (vector lanes are real lanes).
@@ -59,7 +61,7 @@ void scale_rows(const ExecSpace& exec, typename YView::const_value_type beta, co
   if (n == 0 || k == 0) return;
   const value_t b = beta;
   Kokkos::parallel_for(
-      "kkperm::spmm::scale_rows", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * k),
+      "kkperm::spmm::scale_rows", kkperm::range_policy<ExecSpace>(exec, 0, n * k),
       KOKKOS_LAMBDA(const std::int64_t idx) {
         const std::int64_t r = idx / k, c = idx % k;
         const auto row = rows(r);
@@ -104,7 +106,7 @@ void scale_all(const ExecSpace& exec, typename YView::const_value_type beta, con
   if (n == 0 || k == 0) return;
   const value_t b = beta;
   Kokkos::parallel_for(
-      "kkperm::spmm::scale_all", Kokkos::RangePolicy<ExecSpace>(exec, 0, n * k),
+      "kkperm::spmm::scale_all", kkperm::range_policy<ExecSpace>(exec, 0, n * k),
       KOKKOS_LAMBDA(const std::int64_t idx) {
         const std::int64_t r = idx / k, c = idx % k;
         Y(r, c) = b == value_t(0) ? value_t(0) : value_t(b * Y(r, c));

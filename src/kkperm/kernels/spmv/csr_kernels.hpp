@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "kkperm/core/atomics.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
 namespace kkperm::spmv {
@@ -24,7 +25,7 @@ void scale_y(const char* label, V beta, const YView& y) {
   if (beta == V(1)) return;
   const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+      label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { y(i) = (beta == V(0)) ? V(0) : V(beta * y(i)); });
 }
 
@@ -41,7 +42,7 @@ void csr_scalar(V alpha, const RowMap& row_map, const Entries& entries, const Va
   using F = typename RowMap::non_const_value_type;
   const O n = static_cast<O>(y.extent(0));
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_scalar", Kokkos::RangePolicy<Exec, Kokkos::IndexType<O>>(0, n),
+      "kkperm::spmv::csr_scalar", kkperm::range_policy<Exec, Kokkos::IndexType<O>>(0, n),
       KOKKOS_LAMBDA(const O i) {
         V s = V(0);
         const F e = row_map(i + 1);
@@ -65,7 +66,7 @@ void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries
                 bool use_out = false, const RowList& out_rows = RowList()) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (num_work == 0) return;
   const int vl = launch_vector_length<Exec>(vector_length);
@@ -103,14 +104,14 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
                       const OutRows& out_rows) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using C = typename Counter::non_const_value_type;
   const O n = static_cast<O>(y.extent(0));
   if (n == 0) return;
   const int rpf = CsrWarpDynamicConfig::rows_per_fetch;
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_warp_dynamic::reset", Kokkos::RangePolicy<Exec>(0, 1),
+      "kkperm::spmv::csr_warp_dynamic::reset", kkperm::range_policy<Exec>(0, 1),
       KOKKOS_LAMBDA(const int) { counter(0) = C(0); });
   const int vl = launch_vector_length<Exec>(vector_length);
   const int ts = team_size_for<Exec>(CsrWarpDynamicConfig::threads_per_team, vl);
@@ -159,7 +160,7 @@ void csr_warp_tiled(V alpha, const RowMap& row_map, const Entries& entries, cons
                     const ColRange& block_max_col, int team_size, int vector_length) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using scratch_space = typename Exec::scratch_memory_space;
   using xs_t = Kokkos::View<V*, scratch_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -248,7 +249,7 @@ void csr_block_col_range(const RowMap& row_map, const Entries& entries, std::int
   const std::int64_t nb = static_cast<std::int64_t>(bmin.extent(0));
   const O big = std::numeric_limits<O>::max();
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_warp_tiled::col_range", Kokkos::RangePolicy<Exec>(0, nb),
+      "kkperm::spmv::csr_warp_tiled::col_range", kkperm::range_policy<Exec>(0, nb),
       KOKKOS_LAMBDA(const std::int64_t b) {
         O lo = big, hi = O(-1);
         const std::int64_t r0 = b * rows_per_block;
@@ -273,7 +274,7 @@ std::int64_t csr_tiled_staged_columns(const ColRange& bmin, const ColRange& bmax
   const std::int64_t T = CsrWarpTiledConfig::tile_cols;
   std::int64_t total = 0;
   Kokkos::parallel_reduce(
-      "kkperm::spmv::csr_warp_tiled::staged", Kokkos::RangePolicy<Exec>(0, nb),
+      "kkperm::spmv::csr_warp_tiled::staged", kkperm::range_policy<Exec>(0, nb),
       KOKKOS_LAMBDA(const std::int64_t b, std::int64_t& acc) {
         if (bmax(b) >= bmin(b)) acc += (bmax(b) / T - bmin(b) / T + 1) * T;
       },
@@ -322,7 +323,7 @@ void csr_merge(V alpha, const RowMap& row_map, const Entries& entries, const Val
                const XView& x, V beta, const YView& y) {
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using scratch_t = Kokkos::View<V*, typename Exec::scratch_memory_space,
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -406,7 +407,7 @@ void csr_merge_path_partition(const RowMap& row_map, std::int64_t n, std::int64_
   const std::int64_t total = n + nnz;
   const std::int64_t tile = CsrMergePathConfig::tile;
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge_path::partition", Kokkos::RangePolicy<Exec>(0, tiles + 1),
+      "kkperm::spmv::csr_merge_path::partition", kkperm::range_policy<Exec>(0, tiles + 1),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const std::int64_t diag = (t * tile < total) ? t * tile : total;
         // First i in [max(0, diag - nnz), min(diag, n)] with row_map(i + 1) > diag - i - 1:
@@ -454,7 +455,7 @@ void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, cons
   // hide the latency (ncu on the H100: 48 registers, 10 teams, 61 % achieved occupancy in run 60;
   // 40 registers, 12 teams, 72 % in run 62).
   using policy_t =
-      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<CsrMergePathConfig::team,
+      kkperm::team_policy<Exec, Kokkos::LaunchBounds<CsrMergePathConfig::team,
                                                     CsrMergePathConfig::min_teams_per_sm>>;
   using member_t = typename policy_t::member_type;
   using space_t = typename Exec::scratch_memory_space;
@@ -590,7 +591,7 @@ void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, cons
         });
       });
   Kokkos::parallel_for(
-      "kkperm::spmv::csr_merge_path::fixup", Kokkos::RangePolicy<Exec>(0, tiles),
+      "kkperm::spmv::csr_merge_path::fixup", kkperm::range_policy<Exec>(0, tiles),
       KOKKOS_LAMBDA(const std::int64_t b) {
         const auto r = carry_row(b);
         if (r >= 0 && carry_val(b) != V(0)) Kokkos::atomic_add(&y(r), V(alpha * carry_val(b)));

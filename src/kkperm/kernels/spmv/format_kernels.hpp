@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/formats/spmv_formats.hpp"
 #include "kkperm/kernels/spmv/csr_kernels.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
@@ -27,7 +28,7 @@ void ell(const char* label, V alpha, std::int64_t k, const Cols& cols, const Val
   using O = typename Cols::non_const_value_type;
   const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
+      label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         V s = V(0);
         for (std::int64_t j = 0; j < k; ++j) {
@@ -51,7 +52,7 @@ template <class Exec, class Rows, class Cols, class Vals, class XView, class YVi
 void coo_accumulate(const char* label, V alpha, const Rows& rows, const Cols& cols,
                     const Vals& vals, const XView& x, const YView& y) {
   using O = typename Rows::non_const_value_type;
-  using policy_t = Kokkos::TeamPolicy<Exec>;
+  using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   using scratch_t = Kokkos::View<V*, typename Exec::scratch_memory_space,
                                  Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -129,7 +130,7 @@ void sell(V alpha, std::int64_t C, const SlicePtr& slice_ptr, const Perm& perm, 
   const std::int64_t nslots = static_cast<std::int64_t>(perm.extent(0));
   Kokkos::parallel_for(
       "kkperm::spmv::sell_c_sigma",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, nslots),
+      kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, nslots),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const O i = perm(t);
         if (i < 0) return;
@@ -165,7 +166,7 @@ void sell16(V alpha, const SlicePtr& slice_ptr, const Perm& perm, const Base& sl
   const std::int64_t nlanes = static_cast<std::int64_t>(perm.extent(0));
   Kokkos::parallel_for(
       "kkperm::spmv::sell16",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, nlanes),
+      kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, nlanes),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const O i = perm(t);
         if (i < 0) return;
@@ -207,7 +208,7 @@ void scale_rows(const char* label, V beta, const RowList& rows, const YView& y) 
   if (beta == V(1)) return;
   const std::int64_t m = static_cast<std::int64_t>(rows.extent(0));
   Kokkos::parallel_for(
-      label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, m),
+      label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, m),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const auto i = rows(t);
         y(i) = (beta == V(0)) ? V(0) : V(beta * y(i));
