@@ -285,20 +285,21 @@ TYPED_TEST(SpmmKernels, RowSetsLargerThanOneWaveMatchReference) {
 }
 
 // The chunked per-row walk (row_major_chunked: lane groups take turns over a team's chunk of
-// consecutive rows): on the GPU it needs a row set of at least walk_rows waves (4 x 8448 rows on
-// the H100) and rows long enough for the walk (mean >= 16 entries at K <= 32, >= 4 at K > 64), so
-// 40000 rows of 10..40 entries and 50000 of 2..8, a few of 1500 entries split into segments (the
-// walk skips them and goes on with its next row); every row-set shape but the small ones, K on
-// both sides of the walk rule, chunks of 2, 4 and 7 rows a group (7: the last team's chunk is
-// partial). Host backends take a row a thread whatever walk_rows is.
+// consecutive rows): on the GPU a group gets at most (stored rows / one wave of groups) rows
+// (8448 rows a wave on the H100) and the walk needs rows long enough (mean >= 16 entries at
+// K <= 32, >= 4 at K > 64), so 40003 rows of 10..40 entries and 50001 of 2..8, a few of 1500
+// entries split into segments (the walk skips them and goes on with its next row); plain,
+// permuted-space and permuted-DCSR row sets, K on both sides of the walk rule, 2, 4 and 7 rows a group asked (on the
+// H100: 2, 4 and 4 or 5 rows), row counts that leave the last team a partial chunk. Host backends
+// take a row a thread whatever walk_rows is.
 TYPED_TEST(SpmmKernels, RowMajorChunkedWalkMatchesReference) {
   using T = TypeParam;
   const std::uint64_t seed = kkperm::test::fresh_seed();
   this->RecordProperty("seed", std::to_string(seed));
-  const ts::NamedMatrix mid{"rows_10_40_x40000", ts::random_rows(40000, 30000, seed, [](auto& r, int i) {
+  const ts::NamedMatrix mid{"rows_10_40_x40003", ts::random_rows(40003, 30000, seed, [](auto& r, int i) {
                               return i % 7919 == 5 ? 1500 : std::uniform_int_distribution<int>(10, 40)(r);
                             })};
-  const ts::NamedMatrix low{"rows_2_8_x50000", ts::random_rows(50000, 30000, seed + 1, [](auto& r, int) {
+  const ts::NamedMatrix low{"rows_2_8_x50001", ts::random_rows(50001, 30000, seed + 1, [](auto& r, int) {
                               return std::uniform_int_distribution<int>(2, 8)(r);
                             })};
   std::uint64_t s = seed;
