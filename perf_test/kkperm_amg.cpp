@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/cli.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/kernels/spgemm/amg.hpp"
 #include "spgemm_bench.hpp"
 
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     {
       const auto v = A.values, w = A2.values;
       Kokkos::parallel_for(
-          "kkperm::perf::amg_revalue", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, v.extent(0)),
+          "kkperm::perf::amg_revalue", kkperm::range_policy<kkperm::DefaultExecSpace>(0, v.extent(0)),
           KOKKOS_LAMBDA(const std::int64_t k) { w(k) = 1.5 * v(k); });
     }
     for (auto c : kkperm::spgemm_candidates()) {

@@ -15,6 +15,7 @@
 
 #include "common/cli.hpp"
 #include "kkperm/core/crs_utils.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/select/spgemm_candidates.hpp"
 
@@ -89,7 +90,7 @@ Matrix64 with_offset64(const Matrix& A) {
   rowmap64 rm(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::perf::row_map64"), n);
   const auto src = A.graph.row_map;
   Kokkos::parallel_for(
-      "kkperm::perf::offset64", Kokkos::RangePolicy<typename Matrix::execution_space>(0, n),
+      "kkperm::perf::offset64", kkperm::range_policy<typename Matrix::execution_space>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { rm(i) = static_cast<std::int64_t>(src(i)); });
   return Matrix64("kkperm::perf::A64", A.numRows(), A.numCols(), A.nnz(), A.values, rm,
                   A.graph.entries);
@@ -279,7 +280,7 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
     const auto vals = plan->C().values;
     Kokkos::parallel_reduce(
         "kkperm::perf::spgemm_checksum",
-        Kokkos::RangePolicy<typename Matrix::execution_space>(0, vals.extent(0)),
+        kkperm::range_policy<typename Matrix::execution_space>(0, vals.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t k, double& a) {
           a += Kokkos::Experimental::fabs(static_cast<double>(vals(k)));
         },

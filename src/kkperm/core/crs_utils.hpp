@@ -15,6 +15,7 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/workspace.hpp"
 

@@ -9,8 +9,6 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 
-#include "kkperm/core/launch_policy.hpp"
-
 namespace kkperm {
 
 using DefaultExecSpace = Kokkos::DefaultExecutionSpace;

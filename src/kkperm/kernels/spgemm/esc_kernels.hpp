@@ -13,8 +13,8 @@
 
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/device_scan.hpp"
-#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)

@@ -631,8 +631,8 @@ class EscSpgemm {
     const auto t_end = clock_.mark();
     clock_.span(&stats_.slot_build_s, t_slots, t_end);
     clock_.span(&stats_.symbolic_s, t0, t_end);
-    if (warp_valued_ || thread_valued_ || block_valued_) {  // setup(): values of those rows written
-      run_numeric_search(g, slot16_, /*record=*/false, /*rest_only=*/true);  // the others'
+    if (symbolic_wrote_values()) {  // setup(): the others' values
+      run_numeric_search(g, slot16_, /*record=*/false, /*rest_only=*/true);
       clock_.span(&stats_.numeric_s, t_end);
       stats_.setup_valued_rows = (warp_valued_ ? bin_off_[2] - warp_begin_ : 0) +
                                  (thread_valued_ ? bin_off_[1] - bin_off_[0] : 0) +
@@ -657,7 +657,7 @@ class EscSpgemm {
       allocate_c("kkperm::C", n + 1, nnz, rowC, entC, valC);
       esc_impl::counts_to_rowmap<exec>(cnt_orig, rowC, n);
       esc_impl::restore_rows<exec>(perm_, n, rowD, entD, valD, rowC, entC, valC, true,
-                                   cfg_.drop_zeros || warp_valued_ || thread_valued_ || block_valued_);
+                                   cfg_.drop_zeros || symbolic_wrote_values());
       rowC_ = rowC;
       clock_.span(&stats_.symbolic_restore_s, t0);
       C_ = Matrix("kkperm::C", static_cast<ordinal_type>(n), B.numCols(),
@@ -1297,6 +1297,8 @@ class EscSpgemm {
   bool warp_valued_ = false;      ///< the last count pass summed the warp-row range's values
   bool thread_valued_ = false;    ///< the last fill pass wrote the thread bin's values
   bool block_valued_ = false;     ///< the last count pass summed the block bin's values
+  /// The symbolic passes of the last setup() wrote some rows' values (the rest get a numeric).
+  bool symbolic_wrote_values() const { return warp_valued_ || thread_valued_ || block_valued_; }
   bool warp_values_planned_ = false, block_values_planned_ = false;  ///< vstash_ holds their sums
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};

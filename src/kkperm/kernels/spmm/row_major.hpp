@@ -458,14 +458,15 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   // the batch shrinks until the launch fills one wave (a batch of one row is the plain walk).
   // H100 run 156, 1138_bus (1138 rows, K = 32): 24.0 us against 9.7 us for cuSPARSE ALG3.
   const std::int64_t mean = static_cast<std::int64_t>(entries.extent(0)) / n_rows;
+  // rows a lane group may take while the launch still fills one wave (batches and chunks alike)
+  const std::int64_t wave_cap = n_rows / wave_rows<ExecSpace>(G);
   const int batch = static_cast<int>(std::max<std::int64_t>(
       1, std::min<std::int64_t>({G - 1, (RowMajorConfig::batch_widths * G) / std::max<std::int64_t>(1, mean),
-                                 n_rows / wave_rows<ExecSpace>(G)})));
+                                 wave_cap})));
   const std::int64_t walk_from = G / RowMajorConfig::walk_divisor;
   if (batch == 1 || mean >= walk_from || (R >= 4 && mean * R >= walk_from)) {  // a row a group, the plain walk
     // walk_rows rows a group, fewer while the launch would not fill one wave
-    const std::int64_t S =
-        std::max<std::int64_t>(1, std::min<std::int64_t>(walk_rows, n_rows / wave_rows<ExecSpace>(G)));
+    const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(walk_rows, wave_cap));
     const std::int64_t per_team = std::int64_t(groups) * S;
     const std::int64_t teams = (n_rows + per_team - 1) / per_team;
     constexpr int pass = G * R;
