@@ -233,7 +233,7 @@ Options parse_cli(int argc, char** argv, const ToolSpec& spec) {
     }
   }
   if (candidates_all && !opt.candidates.empty()) opt.candidates.clear();
-  if (!opt.help)
+  if (!opt.help && !opt.has("--list"))  // --list only names the candidates
     KKPERM_REQUIRE(!opt.sources.empty(),
                    tool << ": no matrix given (use --amtx FILE|DIR and/or --gen SPEC; --help)");
   return opt;
