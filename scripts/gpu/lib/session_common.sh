@@ -71,7 +71,8 @@ run_tests() {
     [[ -x $t ]] || continue  # no test executables carried
     late "$t" && continue
     timeout "$(capped ${1:-300})" $t > "$R/$(basename $t).log" 2>&1
-    echo "test $(basename $t) rc=$?" >> "$R/runs.txt"
+    local rc=$?  # read before any command substitution resets it
+    echo "test $(basename $t) rc=$rc" >> "$R/runs.txt"
   done
 }
 tests_and_pack() {
