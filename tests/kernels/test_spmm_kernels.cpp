@@ -38,14 +38,17 @@ const char* name(RowSet r) {
   return "?";
 }
 
-// split_len > 0 (row-major only): rows longer than that go through build_row_split's segments.
+// split_len > 0 (row-major only): rows longer than that go through build_row_split's segments,
+// of seg_len entries (0: split_len).
 template <class T, class Layout>
 void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double beta,
-              std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0, int walk_rows = 1) {
+              std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0, int walk_rows = 1,
+              std::int64_t seg_len = 0) {
   SCOPED_TRACE(M.name + " rowset=" + name(rs) + " K=" + std::to_string(K) +
                " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
                " seed=" + std::to_string(seed) + " split_len=" + std::to_string(split_len) +
-               " slab_cols=" + std::to_string(slab_cols) + " walk_rows=" + std::to_string(walk_rows));
+               " seg_len=" + std::to_string(seg_len) + " slab_cols=" + std::to_string(slab_cols) +
+               " walk_rows=" + std::to_string(walk_rows));
   const auto& A = M.A;
   const int n = A.num_rows, m = A.num_cols;
   std::mt19937_64 rng(seed);
@@ -123,17 +126,21 @@ void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double b
                      T(beta), Y);
     ks::c_stationary_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
   } else if (split_len > 0) {
-    const auto split = ks::build_row_split(Exec(), Ad.graph.row_map, ids_d, split_len);
+    const std::int64_t sl = seg_len > 0 ? seg_len : split_len;
+    const auto split = seg_len > 0 ? ks::build_row_split(Exec(), Ad.graph.row_map, ids_d, split_len, sl)
+                                   : ks::build_row_split(Exec(), Ad.graph.row_map, ids_d, split_len);
     // (slab_cols: column slabs on device backends; host backends take all columns at once)
-    // every stored row longer than split_len is split, into ceil(len / split_len) segments
+    // every stored row longer than split_len is split, into ceil(len / sl) segments
     std::int64_t want_rows = 0, want_segs = 0;
     for (int p = 0; p < S.num_rows; ++p) {
       const std::int64_t len = S.row_map[p + 1] - S.row_map[p];
       if (len > split_len) {
         ++want_rows;
-        want_segs += (len + split_len - 1) / split_len;
+        want_segs += (len + sl - 1) / sl;
       }
     }
+    EXPECT_EQ(split.split_from, split_len);
+    EXPECT_EQ(split.seg_len, sl);
     EXPECT_EQ(static_cast<std::int64_t>(split.long_rows.extent(0)), want_rows);
     EXPECT_EQ(split.segments(), want_segs);
     ks::row_major(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
@@ -213,6 +220,59 @@ TYPED_TEST(SpmmKernels, RowMajorSplitRowsMatchReference) {
           run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, len, 8);
         }
   });
+}
+
+// Rows split above split_from into shorter segments (wave_segment_length's case): rows between
+// the segment length and split_from stay whole on the row kernel, longer ones are cut into
+// segments of seg_len entries (the last shorter), on every row-set shape and on a matrix whose
+// rows fall on both sides of split_from.
+TYPED_TEST(SpmmKernels, RowMajorShortSegmentsOfSplitRowsMatchReference) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  std::uint64_t s = seed;
+  for_each_matrix_and_row_set(seed, [&](const ts::NamedMatrix& M, RowSet rs) {
+    for (auto ls : {std::pair<std::int64_t, std::int64_t>{8, 1}, {8, 3}, {40, 7}})
+      for (int K : {5, 32, 100}) {
+        run_case<T, Kokkos::LayoutRight>(M, rs, K, 1.5, 0.0, ++s, ls.first, 0, 1, ls.second);
+        run_case<T, Kokkos::LayoutRight>(M, rs, K, -0.5, 2.0, ++s, ls.first, 0, 1, ls.second);
+      }
+  });
+  // rows of 2-30 entries and every 97th of 300-700: split from 64 in segments of 64 down to 5
+  const ts::NamedMatrix mixed{"rows_2_30_hubs_x3001", ts::random_rows(3001, 2000, seed + 7, [](auto& r, int i) {
+                                return i % 97 == 3 ? std::uniform_int_distribution<int>(300, 700)(r)
+                                                   : std::uniform_int_distribution<int>(2, 30)(r);
+                              })};
+  for (RowSet rs : {RowSet::plain, RowSet::permuted_writeback, RowSet::dcsr_permuted})
+    for (std::int64_t seg : {64, 17, 5})
+      for (int K : {32, 128}) {
+        run_case<T, Kokkos::LayoutRight>(mixed, rs, K, 1.5, 0.0, ++s, 64, 0, 1, seg);
+        run_case<T, Kokkos::LayoutRight>(mixed, rs, K, -0.5, 2.0, ++s, 64, 0, 4, seg);
+      }
+}
+
+// The segment length for split rows whose segments would not fill a wave: about one wave of
+// segments, at least min_split_small (64) entries, at most max_row_segments (1024) segments for
+// the longest row, never above split_from.
+TEST(SpmmKernelsSplit, WaveSegmentLengthFillsOneWave) {
+  EXPECT_EQ(ks::wave_segment_length(91, 512, 8448, 46500), 64);      // one row of 46 500 entries
+  EXPECT_EQ(ks::wave_segment_length(91, 512, 8448, 0), 64);
+  EXPECT_EQ(ks::wave_segment_length(3906, 512, 8448, 0), 237);       // two rows of ~10^6 ...
+  EXPECT_EQ(ks::wave_segment_length(3906, 512, 8448, 1000000), 512); // ... capped at 1024 segments
+  EXPECT_EQ(ks::wave_segment_length(1000, 512, 8448, 200000), 196);  // ceil(200000 / 1024)
+  EXPECT_EQ(ks::wave_segment_length(8448, 512, 8448, 600), 512);     // the segments fill the wave
+  EXPECT_EQ(ks::wave_segment_length(20000, 512, 8448, 600), 512);
+  EXPECT_EQ(ks::wave_segment_length(0, 512, 8448, 0), 512);          // nothing split
+  EXPECT_EQ(ks::wave_segment_length(10, 512, 0, 600), 512);          // host spaces: no waves
+  EXPECT_EQ(ks::wave_segment_length(10, 64, 8448, 600), 64);         // already at the floor
+  EXPECT_EQ(ks::wave_segment_length(8000, 4000, 8448, 9000), 3788);  // long mean: ceil(8000*4000/8448)
+  for (std::int64_t segs : {1, 50, 1000, 8447})
+    for (std::int64_t longest : {0, 513, 100000, 10000000}) {
+      const auto len = ks::wave_segment_length(segs, 512, 8448, longest);
+      EXPECT_GE(len, 64);
+      EXPECT_LE(len, 512);
+      if (len < 512) EXPECT_LE((longest + len - 1) / len, ks::RowMajorConfig::max_row_segments);
+    }
 }
 
 TEST(SpmmKernelsSlab, SlabWidthFitsTheCache) {
@@ -348,6 +408,8 @@ TEST(SpmmKernelsSplit, DefaultLengthFollowsMeanAndWave) {
 TEST(SpmmKernelsSplit, RejectsNonPositiveLength) {
   Kokkos::View<int*, Device> rm("rm", 3), ids("ids", 0);
   EXPECT_THROW(ks::build_row_split(Exec(), rm, ids, 0), std::invalid_argument);
+  EXPECT_THROW(ks::build_row_split(Exec(), rm, ids, 8, 0), std::invalid_argument);
+  EXPECT_THROW(ks::build_row_split(Exec(), rm, ids, 4, 8), std::invalid_argument);  // split_from < seg_len
 }
 
 TYPED_TEST(SpmmKernels, AlphaZeroAndBetaOneKeepY) {

@@ -47,7 +47,8 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   std::string details() const override {
     return "stored_rows=" + std::to_string(rs_.stored_rows) +
            " empty_rows=" + std::to_string(rs_.empty_rows.extent(0)) +
-           (split_.seg_len > 0 ? " split_len=" + std::to_string(split_.seg_len) +
+           (split_.split_from > 0 ? " split_from=" + std::to_string(split_.split_from) +
+                                     " split_len=" + std::to_string(split_.seg_len) +
                                      " split_rows=" + std::to_string(split_.long_rows.extent(0)) +
                                      " segments=" + std::to_string(split_.segments())
                                : std::string()) +
@@ -136,7 +137,8 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     }
   }
 
-  /// Row-major candidates: rows far longer than the mean go to segments (row_major.hpp).
+  /// Row-major candidates: rows far longer than the mean go to segments (row_major.hpp), shorter
+  /// ones when the segments would not fill one wave (wave_segment_length).
   void build_split(const SpmmCandidateInfo& inf) {
     split_ = split_t{};
     if (std::string(inf.kernel) != "row_major" || rs_.stored_rows == 0) return;
@@ -147,6 +149,13 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     const auto len = kernels::spmm::default_split_length(static_cast<std::int64_t>(rs_.entries.extent(0)),
                                                          rs_.stored_rows, wave, max_row);
     split_ = kernels::spmm::build_row_split(exec(), rs_.row_map, rs_.row_ids, len);
+    // segments that would not fill one wave: the same rows in shorter segments, at most
+    // max_row_segments a row
+    const std::int64_t segs = split_.segments();
+    if (segs == 0 || segs >= wave) return;
+    const std::int64_t longest = max_row > 0 ? max_row : formats::device_max_row_length<exec>(rs_.row_map);
+    const auto seg = kernels::spmm::wave_segment_length(segs, len, wave, longest);
+    if (seg < len) split_ = kernels::spmm::build_row_split(exec(), rs_.row_map, rs_.row_ids, len, seg);
   }
 
   using split_t = kernels::spmm::RowSplit<device_type, typename Matrix::non_const_ordinal_type,

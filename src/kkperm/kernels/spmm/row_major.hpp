@@ -25,9 +25,10 @@
  *
  * Long rows (a power-law hub of 10^5 entries would keep one group busy long after the rest of
  * the matrix is done) can be split: with a RowSplit built by build_row_split(), rows longer
- * than seg_len are skipped by the row kernel, their Y rows scaled by beta, and their entries cut
- * into seg_len-entry segments, one group each, whose partial sums are added to Y atomically
- * (summation order then varies between runs, within the same rounding bound).
+ * than split_from are skipped by the row kernel, their Y rows scaled by beta, and their entries
+ * cut into segments of seg_len (<= split_from) entries, one group each, whose partial sums are
+ * added to Y atomically (summation order then varies between runs, within the same rounding
+ * bound).
  *
  * Usage: `kkperm::kernels::spmm::row_major(exec, alpha, row_map, entries, values, row_ids, B,
  *         beta, Y[, split[, slab_cols]]);` (row sets as in spmm_common.hpp).
@@ -89,6 +90,10 @@ struct RowMajorConfig {
   /// rows up to 83 entries, K = 128: 16.8 us unsplit, 28.7 us in 64-entry segments).
   static constexpr std::int64_t small_split_from = 4 * min_split_small;
   static constexpr std::int64_t split_factor = 4;
+  /// Most segments one split row is cut into when wave_segment_length shortens them (their atomic
+  /// adds to the row's Y entries queue on the same addresses): H100 run 209, 727 segments a row
+  /// were 2.4x faster than 91, 4 220 were 1.2x slower than 1 953.
+  static constexpr std::int64_t max_row_segments = 1024;
   /// Entries a lane group streams per batch of short rows, in lane-group widths (batch =
   /// batch_widths * G / mean row length rows, at least 1 and at most G - 1).
   static constexpr int batch_widths = KKPERM_SPMM_RM_BATCH_WIDTHS;
@@ -129,11 +134,13 @@ inline std::string row_major_tuning() {
          ",M" + std::to_string(RowMajorConfig::min_blocks);
 }
 
-/// Long rows cut into segments for row_major (see the file comment). Empty (seg_len == 0): no
-/// split. `long_rows`: output rows (in Y) of the split rows; per segment its output row and its
-/// entry range [seg_beg, seg_end).
+/// Long rows cut into segments for row_major (see the file comment). Empty (split_from == 0): no
+/// split. Rows longer than `split_from` entries are split into segments of `seg_len` entries
+/// (the last one shorter). `long_rows`: output rows (in Y) of the split rows; per segment its
+/// output row and its entry range [seg_beg, seg_end).
 template <class Device, class Ordinal, class Offset>
 struct RowSplit {
+  std::int64_t split_from = 0;
   std::int64_t seg_len = 0;
   Kokkos::View<Ordinal*, Device> long_rows;
   Kokkos::View<Ordinal*, Device> seg_row;
@@ -160,6 +167,28 @@ inline std::int64_t default_split_length(std::int64_t nnz, std::int64_t rows, st
   return s > floor ? s : floor;
 }
 
+/// Segment length for split rows whose `segments` segments of `split_from` entries would not
+/// fill one wave of `wave` lane groups: then the segment launch lasts as long as one segment's
+/// chain of dependent loads, so the same rows are cut into shorter segments, about one wave of
+/// them (at least min_split_small entries each), but never so short that the longest split row
+/// (`max_row` entries) gets more than max_row_segments segments: each segment adds its sums to
+/// the row's Y entries atomically, and those atomics queue on the same addresses. Returns
+/// split_from when the segments fill a wave, when there are none, or on host spaces (wave == 0).
+/// H100 run 209 (f64, row-major, K = 32 / 128): arrow__suitesparse (one row of 46 500 entries,
+/// 727 segments of 64 instead of 91 of 512) 0.103 -> 0.042 and 0.216 -> 0.085 ms; polblogs (1 490
+/// rows, split from 92) 0.034 -> 0.027 and 0.042 -> 0.035 ms; but the generated arrow (two rows of
+/// 10^6 entries, 4 220 segments a row of 237 instead of 1 953 of 512) 0.430 -> 0.519 and
+/// 1.228 -> 1.512 ms, hence the cap.
+inline std::int64_t wave_segment_length(std::int64_t segments, std::int64_t split_from, std::int64_t wave,
+                                        std::int64_t max_row) {
+  if (segments <= 0 || wave <= 0 || segments >= wave || split_from <= RowMajorConfig::min_split_small)
+    return split_from;
+  const std::int64_t entries = segments * split_from;  // at least the split rows' entries
+  std::int64_t len = std::max<std::int64_t>(RowMajorConfig::min_split_small, (entries + wave - 1) / wave);
+  len = std::max<std::int64_t>(len, (max_row + RowMajorConfig::max_row_segments - 1) / RowMajorConfig::max_row_segments);
+  return std::min(split_from, len);
+}
+
 /// Rows one wave of row_major lane groups of G lanes takes at once on ExecSpace (default: 32-lane
 /// groups, the fewest per team); 0 on host spaces, where waves do not apply.
 template <class ExecSpace>
@@ -174,8 +203,9 @@ inline std::int64_t wave_rows(int G = RowMajorConfig::warp_size) {
 }
 
 /**
- * @brief Segments of the stored rows longer than seg_len (>= 1), on the device; row_ids as for
- * row_major (extent 0 = identity). Two passes over the row map and one host read of the counts.
+ * @brief Segments of seg_len (>= 1) entries of the stored rows longer than split_from (>= seg_len),
+ * on the device; row_ids as for row_major (extent 0 = identity). Two passes over the row map and
+ * one host read of the counts. The overload without split_from splits at seg_len.
  */
 template <class RowMap, class RowIds>
 using row_split_for = RowSplit<typename RowMap::device_type,
@@ -184,12 +214,17 @@ using row_split_for = RowSplit<typename RowMap::device_type,
 
 template <class ExecSpace, class RowMap, class RowIds>
 row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMap& row_map,
-                                              const RowIds& row_ids, std::int64_t seg_len) {
+                                              const RowIds& row_ids, std::int64_t split_from,
+                                              std::int64_t seg_len) {
   using device_t = typename RowMap::device_type;
   using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
   using ordinal_t = typename std::remove_const<typename RowIds::value_type>::type;
   row_split_for<RowMap, RowIds> s;
   if (seg_len < 1) throw std::invalid_argument("kkperm::spmm::build_row_split: seg_len must be >= 1");
+  if (split_from < seg_len)
+    throw std::invalid_argument("kkperm::spmm::build_row_split: split_from (" + std::to_string(split_from) +
+                                ") must be >= seg_len (" + std::to_string(seg_len) + ")");
+  s.split_from = split_from;
   s.seg_len = seg_len;
   const std::int64_t n = stored_rows(row_map);
   if (n == 0) return s;
@@ -204,7 +239,7 @@ row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMa
         std::int64_t c = 0;
         if (p < n) {
           const std::int64_t len = static_cast<std::int64_t>(row_map(p + 1) - row_map(p));
-          c = len > seg_len ? (len + seg_len - 1) / seg_len : 0;
+          c = len > split_from ? (len + seg_len - 1) / seg_len : 0;
         }
         if (final) first(p) = acc;
         acc += c;
@@ -250,6 +285,12 @@ row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMa
         }
       });
   return s;
+}
+
+template <class ExecSpace, class RowMap, class RowIds>
+row_split_for<RowMap, RowIds> build_row_split(const ExecSpace& exec, const RowMap& row_map,
+                                              const RowIds& row_ids, std::int64_t seg_len) {
+  return build_row_split(exec, row_map, row_ids, seg_len, seg_len);
 }
 
 namespace detail {
@@ -442,7 +483,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
   const int K = k1;  // columns [k0, k1) of this launch
   const bool has_ids = row_ids.extent(0) != 0;
   const value_t a = alpha, b = beta;
-  const std::int64_t seg_len = split.seg_len;
+  const std::int64_t split_from = split.split_from;
   // short rows: a group streams a batch as one run (about batch_widths*G entries; at most G - 1
   // rows, as lane l holds row l's first entry and lane nb the batch's end); a row a group
   // (row_major_row_walk) when rows average G / walk_divisor entries or more, and at R = 4
@@ -478,7 +519,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
             const std::int64_t p = team.league_rank() * per_team + s * groups + lg.row;
             if (p >= n_rows) return;  // the whole group leaves together
             const std::int64_t beg = row_map(p), end = row_map(p + 1);
-            if (seg_len > 0 && end - beg > seg_len) continue;  // a split row: its segments write it
+            if (split_from > 0 && end - beg > split_from) continue;  // a split row: its segments write it
             const id_t yr = has_ids ? row_ids(p) : static_cast<id_t>(p);
             for (int base = k0; base < K; base += pass) {
               const bool full = base + pass <= K;
@@ -512,7 +553,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
           const offset_t rp = lane <= nb ? row_map(r0 + lane) : offset_t(0);
           const id_t yid = lane < nb ? (has_ids ? row_ids(r0 + lane) : static_cast<id_t>(r0 + lane)) : id_t(0);
           const offset_t rp_next = kkperm::detail::warp_shfl_idx(rp, lane + 1 < G ? lane + 1 : lane, G, mask);
-          const bool is_split = lane < nb && seg_len > 0 && std::int64_t(rp_next - rp) > seg_len;
+          const bool is_split = lane < nb && split_from > 0 && std::int64_t(rp_next - rp) > split_from;
           const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> lg.base;
           row_major_batch<G, R, false>(entries, values, Br, Y, rp, yid, nb, split_bits, k0, K, a, b, lane, mask);
         });
@@ -548,7 +589,7 @@ void row_major_host(const ExecSpace& exec, typename YView::const_value_type alph
   const int K = static_cast<int>(Y.extent(1));
   const bool has_ids = row_ids.extent(0) != 0;
   const value_t a = alpha, b = beta;
-  const std::int64_t seg_len = split.seg_len;
+  const std::int64_t split_from = split.split_from;
   const auto dot = [=](std::int64_t beg, std::int64_t end, int c) {
     value_t acc = value_t(0);
     for (std::int64_t k = beg; k < end; ++k) acc += values(k) * B(entries(k), c);
@@ -557,7 +598,7 @@ void row_major_host(const ExecSpace& exec, typename YView::const_value_type alph
   Kokkos::parallel_for(
       "kkperm::spmm::row_major_host", kkperm::range_policy<ExecSpace>(exec, 0, n_rows), [=](const std::int64_t p) {
         const std::int64_t beg = row_map(p), end = row_map(p + 1);
-        if (seg_len > 0 && end - beg > seg_len) return;  // its segments below
+        if (split_from > 0 && end - beg > split_from) return;  // its segments below
         const auto yr = has_ids ? row_ids(p) : p;
         for (int c = 0; c < K; ++c) {
           const value_t ax = a * dot(beg, end, c);
