@@ -39,16 +39,17 @@ const char* name(RowSet r) {
 }
 
 // split_len > 0 (row-major only): rows longer than that go through build_row_split's segments,
-// of seg_len entries (0: split_len).
+// of seg_len entries (0: split_len). LayoutLeft runs c_stationary, or with rm_on_left the
+// row-major kernel on the column-major views (row_major_left's path for small row sets).
 template <class T, class Layout>
 void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double beta,
               std::uint64_t seed, std::int64_t split_len = 0, int slab_cols = 0, int walk_rows = 1,
-              std::int64_t seg_len = 0) {
+              std::int64_t seg_len = 0, bool rm_on_left = false) {
   SCOPED_TRACE(M.name + " rowset=" + name(rs) + " K=" + std::to_string(K) +
                " alpha=" + std::to_string(alpha) + " beta=" + std::to_string(beta) +
                " seed=" + std::to_string(seed) + " split_len=" + std::to_string(split_len) +
                " seg_len=" + std::to_string(seg_len) + " slab_cols=" + std::to_string(slab_cols) +
-               " walk_rows=" + std::to_string(walk_rows));
+               " walk_rows=" + std::to_string(walk_rows) + " rm_on_left=" + std::to_string(rm_on_left));
   const auto& A = M.A;
   const int n = A.num_rows, m = A.num_cols;
   std::mt19937_64 rng(seed);
@@ -121,7 +122,7 @@ void run_case(const ts::NamedMatrix& M, RowSet rs, int K, double alpha, double b
   auto ids_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ids_d);
   auto emp_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), empties_d);
   constexpr bool left = std::is_same<Layout, Kokkos::LayoutLeft>::value;
-  if (left) {
+  if (left && !rm_on_left) {
     ks::c_stationary(Exec(), T(alpha), Ad.graph.row_map, Ad.graph.entries, Ad.values, ids_d, B,
                      T(beta), Y);
     ks::c_stationary_reference(T(alpha), rm_h, en_h, va_h, ids_h, Bh, T(beta), Yt);
@@ -273,6 +274,23 @@ TEST(SpmmKernelsSplit, WaveSegmentLengthFillsOneWave) {
       EXPECT_LE(len, 512);
       if (len < 512) EXPECT_LE((longest + len - 1) / len, ks::RowMajorConfig::max_row_segments);
     }
+}
+
+// The row-major kernel on column-major B and Y (row_major_left runs it so on row sets under one
+// wave): every row-set shape, the batch and per-row walks, split rows and the chunked walk.
+TYPED_TEST(SpmmKernels, RowMajorOnColumnMajorViewsMatchesReference) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  std::uint64_t s = seed;
+  for_each_matrix_and_row_set(seed, [&](const ts::NamedMatrix& M, RowSet rs) {
+    for (int K : {1, 8, 32, 33, 128}) {
+      run_case<T, Kokkos::LayoutLeft>(M, rs, K, 1.5, 0.0, ++s, 0, 0, 1, 0, true);
+      run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s, 0, 0, 1, 0, true);
+      run_case<T, Kokkos::LayoutLeft>(M, rs, K, 1.5, 0.0, ++s, 40, 0, 1, 7, true);
+      run_case<T, Kokkos::LayoutLeft>(M, rs, K, -0.5, 2.0, ++s, 3, 0, 4, 0, true);
+    }
+  });
 }
 
 TEST(SpmmKernelsSlab, SlabWidthFitsTheCache) {

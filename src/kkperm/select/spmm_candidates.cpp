@@ -88,7 +88,8 @@ const SpmmCandidateInfo kTable[] = {
      "row_major over column slabs of B sized to stay in L2 (one launch a slab; device backends)"},
     {SpmmCandidate::row_major_left, "row_major_left", "row_major", "identity", F::csr, L::left, false,
      "row_major for column-major B and Y: each call copies B (and Y when beta != 0) to row-major "
-     "buffers made at prepare, runs the row-major kernel there and copies Y back (tiled copies)"},
+     "buffers made at prepare, runs the row-major kernel there and copies Y back (tiled copies); "
+     "a row set under one wave of lane groups runs the kernel on B and Y directly (device backends)"},
     {SpmmCandidate::row_major_chunked, "row_major_chunked", "row_major", "identity", F::csr, L::right, false,
      "row_major whose per-row walk gives each team a chunk of consecutive rows, its lane groups "
      "taking them in turn, so that shared columns of B can hit in L1 (device backends)"},

@@ -5,6 +5,7 @@
  * permuted space when `permuted_space` is set). Used by make_spmm_plan; the selector and the
  * Handle may construct it directly with a permutation built by kkperm::permute.
  */
+#include <cstdint>
 #include <string>
 
 #include "kkperm/formats/spmv_formats.hpp"
@@ -53,6 +54,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                                      " segments=" + std::to_string(split_.segments())
                                : std::string()) +
            (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "") +
+           (left_direct_ ? " left_direct" : "") +
            (std::string(info(this->candidate()).kernel) == "row_major"
                 ? " tuning=" + kernels::spmm::row_major_tuning()
                 : std::string());
@@ -61,12 +63,12 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
  protected:
   void prepare_impl(const Matrix& A) override {
     const auto& inf = info(this->candidate());
-    make_row_major_buffers(A);
     const bool dcsr = inf.format == SpmmFormat::dcsr;
     const std::string pname = inf.permutation;
     if (perm_.extent(0) != 0 || pname == "identity") {
       rs_ = kernels::spmm::build_row_set(A, perm_, dcsr, permuted_space_);
       build_split(inf);
+      make_row_major_buffers(A);
       return;
     }
     PermuteParams params;
@@ -83,10 +85,17 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     const auto P = build_permutation(A, kind, params);  // device-resident, no host copy
     rs_ = kernels::spmm::build_row_set(A, perm_view(P.perm), dcsr, permuted_space_);
     build_split(inf);
+    make_row_major_buffers(A);
   }
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
     using exec = typename Matrix::execution_space;
+    if (this->candidate() == SpmmCandidate::row_major_left && left_direct_) {  // one launch, strided
+      kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B, beta, Y,
+                               split_);
+      kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
+      return;
+    }
     if (this->candidate() == SpmmCandidate::row_major_left) {  // the row-major run on the buffers
       kernels::spmm::layout_copy(exec(), B, bt_);
       if (beta != value_type(0)) kernels::spmm::layout_copy(exec(), Y, yt_);  // else never read
@@ -114,12 +123,30 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   }
 
  private:
+  /// row_major_left on device backends runs the row-major kernel on the column-major B and Y
+  /// directly (one launch instead of copy, kernel, copy; its lanes' loads strided by the leading
+  /// dimension) when the row set has fewer stored rows than one wave of lane groups and
+  /// entries x K is at most this (K <= 32) ...
+  static constexpr std::int64_t left_direct_work_k32 = std::int64_t(1) << 20;
+  /// ... or this (K > 32). H100 run 214 (every real matrix, f64): on row sets under one wave the
+  /// direct run was faster than the copies on 392 of the 396 cases within these limits (typically
+  /// 17-23 us -> 9-12 us), and slower on most cases above them at K = 128 (e.g. n1024-l* with
+  /// 4.2e6 entries x K: 23 -> 44 us).
+  static constexpr std::int64_t left_direct_work = std::int64_t(1) << 18;
+
   /// row_major_left: row-major copies of B (num_cols x K) and Y (num_rows x K), made once here
-  /// and reused by every run() (so concurrent run() calls on one such plan would race).
+  /// and reused by every run() (so concurrent run() calls on one such plan would race), unless
+  /// the run is direct (left_direct_work).
   void make_row_major_buffers(const Matrix& A) {
     bt_ = rm_view();
     yt_ = rm_view();
+    left_direct_ = false;
     if (this->candidate() != SpmmCandidate::row_major_left) return;
+    using exec = typename Matrix::execution_space;
+    const std::int64_t work = static_cast<std::int64_t>(rs_.entries.extent(0)) * this->K();
+    left_direct_ = rs_.stored_rows < kernels::spmm::wave_rows<exec>() &&
+                   work <= (this->K() <= 32 ? left_direct_work_k32 : left_direct_work);
+    if (left_direct_) return;
     const std::size_t K = static_cast<std::size_t>(this->K());
     const double bytes = (static_cast<double>(A.numCols()) + static_cast<double>(A.numRows())) *
                          static_cast<double>(K) * sizeof(value_type);
@@ -163,6 +190,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   split_t split_;
   using rm_view = y_right;
   rm_view bt_, yt_;  ///< row_major_left's buffers (empty for the other candidates)
+  bool left_direct_ = false;  ///< row_major_left on a small row set: no buffers, no copies
   perm_view perm_;
   bool permuted_space_ = false;
   kernels::spmm::RowSet<Matrix> rs_;
