@@ -9,19 +9,20 @@ algorithm, by matrix size.
 Usage: python3 scripts/gpu/session29/left_direct_rule.py RUN214_DIR
 """
 import collections
-import gzip
-import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from run_json import load_results  # noqa: E402
 
 
 def load(d, v):
     out = collections.defaultdict(dict)
     for p in ("real1", "real2"):
-        with gzip.open(f"{d}/{v}/spmm_{p}.json.gz", "rt") as f:
-            for r in json.load(f)["results"]:
-                if r["status"] == "ok":
-                    out[(r["matrix"], r["K"])][r["candidate"]] = (r["median_ms"], r["nnz"], r.get("details", ""))
+        for r in load_results(f"{d}/{v}/spmm_{p}.json.gz"):
+            if r["status"] == "ok":
+                out[(r["matrix"], r["K"])][r["candidate"]] = (r["median_ms"], r["nnz"], r.get("details", ""))
     return out
 
 

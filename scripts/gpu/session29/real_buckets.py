@@ -10,15 +10,13 @@ successful own and cuSPARSE record are left out.
 """
 import argparse
 import collections
-import gzip
-import json
 import math
+import os
 import statistics
+import sys
 
-
-def load(path):
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        return json.load(f)["results"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from run_json import load_results  # noqa: E402
 
 
 def main():
@@ -28,7 +26,7 @@ def main():
     a = ap.parse_args()
     cases = collections.defaultdict(list)
     for p in a.files:
-        for r in load(p):
+        for r in load_results(p):
             if r.get("status") == "ok":
                 cases[(r["matrix"], r["K"], r["layout"])].append(r)
     groups = [(0, 1000), (1000, 10000), (10000, 100000), (100000, None)]

@@ -7,12 +7,13 @@ Usage: python3 scripts/gpu/session29/split_ab.py RUN_DIR [old new]
 """
 import collections
 import glob
-import gzip
-import json
 import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from run_json import load_results  # noqa: E402
 
 
 def main():
@@ -25,7 +26,7 @@ def main():
         b = os.path.basename(p).split("_")[0]
         if b not in builds:
             continue
-        for r in json.load(gzip.open(p, "rt"))["results"]:
+        for r in load_results(p):
             if r.get("status") != "ok":
                 continue
             key = (r["matrix"], r["K"], r["layout"])

@@ -90,16 +90,15 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   void run_impl(value_type alpha, const b_left& B, value_type beta,
                 const y_left& Y) const override {
     using exec = typename Matrix::execution_space;
-    if (this->candidate() == SpmmCandidate::row_major_left && left_direct_) {  // one launch, strided
-      kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B, beta, Y,
-                               split_);
-      kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
-      return;
-    }
-    if (this->candidate() == SpmmCandidate::row_major_left) {  // the row-major run on the buffers
+    if (this->candidate() == SpmmCandidate::row_major_left) {
+      if (left_direct_) {  // one launch, strided loads
+        run_row_major(alpha, B, beta, Y);
+        return;
+      }
+      // the row-major run on the buffers
       kernels::spmm::layout_copy(exec(), B, bt_);
       if (beta != value_type(0)) kernels::spmm::layout_copy(exec(), Y, yt_);  // else never read
-      run_impl(alpha, b_right(bt_), beta, yt_);
+      run_row_major(alpha, b_right(bt_), beta, yt_);
       kernels::spmm::layout_copy(exec(), yt_, Y);
       return;
     }
@@ -109,6 +108,14 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   }
   void run_impl(value_type alpha, const b_right& B, value_type beta,
                 const y_right& Y) const override {
+    run_row_major(alpha, B, beta, Y);
+  }
+
+ private:
+  /// The row-major kernel on the row set (either layout of B and Y), with the candidate's column
+  /// slabs (row_major_slab) and chunked walk (row_major_chunked), then the empty rows' beta scale.
+  template <class BView, class YView>
+  void run_row_major(value_type alpha, const BView& B, value_type beta, const YView& Y) const {
     using exec = typename Matrix::execution_space;
     const int slab = this->candidate() == SpmmCandidate::row_major_slab
                          ? kernels::spmm::slab_columns(static_cast<std::int64_t>(B.extent(0)),
@@ -122,7 +129,6 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     kernels::spmm::scale_rows(exec(), beta, rs_.empty_rows, Y);
   }
 
- private:
   /// row_major_left on device backends runs the row-major kernel on the column-major B and Y
   /// directly (one launch instead of copy, kernel, copy; its lanes' loads strided by the leading
   /// dimension) when the row set has fewer stored rows than one wave of lane groups and
