@@ -120,6 +120,18 @@ int main(int argc, char** argv) {
         r["rap_setup_ms"] = median_of(rap_setup);
         r["setup_ms"] = median_of(setup);
         r["setup_samples_ms"] = setup;
+        if (opt.has("--trace-setup")) {  // one more fresh pair, each setup traced on its own
+          auto tap = kkperm::make_spgemm_plan<Matrix>(c, po);
+          auto trap = kkperm::make_spgemm_plan<Matrix>(c, po);
+          {
+            kkperm::detail::LaunchTrace trace;
+            tap->setup(A, P);
+            r["ap_setup_trace"] = kkperm::perf::trace_json(trace.stop());
+          }
+          kkperm::detail::LaunchTrace trace;
+          trap->setup(R, tap->C());
+          r["rap_setup_trace"] = kkperm::perf::trace_json(trace.stop());
+        }
         const auto resetup = [&] {
           ap->numeric(A2, P);
           rap->numeric(R, ap->C());

@@ -16,6 +16,7 @@
 #include "common/cli.hpp"
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/launch_trace.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/select/spgemm_candidates.hpp"
 
@@ -197,7 +198,40 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "
            "host-timed around fenced calls, after one untimed warm-up plan; as many plans again "
            "timed call by call for symbolic_ms / numeric_ms); the medians are reported",
-           "5"}};
+           "5"},
+          {"--trace-setup", "",
+           "also trace one more fresh setup() (kkperm/core/launch_trace.hpp): its kernels, copies "
+           "and allocations with host and device times, and the device's idle time, as "
+           "setup_trace in the JSON (kkperm_amg: ap_setup_trace and rap_setup_trace; the traced setups "
+           "are not among the timed ones)"}};
+}
+
+/// A launch trace as JSON: the summary and every event (times in µs from the trace's start).
+inline nlohmann::json trace_json(const std::vector<kkperm::detail::TraceEvent>& events) {
+  const auto s = kkperm::detail::summarize(events);
+  nlohmann::json j;
+  j["kernels"] = s.kernels;
+  j["copies"] = s.copies;
+  j["allocations"] = s.allocations;
+  j["deallocations"] = s.deallocations;
+  j["regions"] = s.regions;
+  j["host_span_us"] = s.host_span_us;
+  j["device_span_us"] = s.device_span_us;
+  j["device_busy_us"] = s.device_busy_us;
+  j["device_idle_us"] = s.device_idle_us;
+  j["largest_gap_us"] = s.largest_gap_us;
+  j["largest_gap_after"] = s.largest_gap_after;
+  nlohmann::json ev = nlohmann::json::array();
+  for (const auto& e : events)
+    ev.push_back({{"kind", kkperm::detail::to_string(e.kind)},
+                  {"name", e.name},
+                  {"bytes", e.bytes},
+                  {"host_begin_us", e.host_begin_us},
+                  {"host_end_us", e.host_end_us},
+                  {"device_begin_us", e.device_begin_us},
+                  {"device_end_us", e.device_end_us}});
+  j["events"] = ev;
+  return j;
 }
 
 /// --setup-repeat (>= 1).
@@ -258,6 +292,12 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
     r["split_setup_ms"] = median_of(split);
     r["setup_ms"] = median_of(tot);
     r["setup_samples_ms"] = tot;
+    if (opt.has("--trace-setup")) {
+      auto traced = kkperm::make_spgemm_plan<Matrix>(c, po);
+      kkperm::detail::LaunchTrace trace;
+      traced->setup(A, B);
+      r["setup_trace"] = trace_json(trace.stop());
+    }
     // the plan's second and third numeric, each timed once: ESC's lazy slot map is made and filled
     // by the second, its gather plan built by the third (eager slot map: by the second), so the
     // re-setup median below is the steady state whatever --warmup says

@@ -214,6 +214,28 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
   EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dA, "who B"); }), wantA);
   EXPECT_NO_THROW(kkperm::validate_pair(A, "who A", dB, "who B", /*require_sorted=*/false));
   EXPECT_EQ(message([&] { kkperm::validate_pair(dA, "who A", dB, "who B", false); }), wantA);
+  // Without the sorted check the rows and entries of both matrices share one launch: a bad row
+  // and a bad column in each matrix, each found and named as validate names it.
+  auto colB = hB, rowA = hA, rowB = hB;
+  colB.entries[colB.entries.size() - 1] = -3;  // B's last entry: out of range
+  const int ra = rowA.num_rows / 3, rb = rowB.num_rows - 2;
+  rowA.row_map[ra + 1] = rowA.row_map[ra] - 1;  // A's row map decreases at ra
+  rowB.row_map[rb + 1] = static_cast<int>(rowB.entries.size()) + 5;  // past nnz at rb
+  const auto dColB = kkperm::to_device<Matrix>(colB), dRowA = kkperm::to_device<Matrix>(rowA),
+             dRowB = kkperm::to_device<Matrix>(rowB);
+  for (const bool sorted : {false, true}) {
+    SCOPED_TRACE(sorted ? "sorted" : "unsorted");
+    const std::string wColB = message([&] { kkperm::validate(dColB, "who B", sorted); });
+    const std::string wRowA = message([&] { kkperm::validate(dRowA, "who A", sorted); });
+    const std::string wRowB = message([&] { kkperm::validate(dRowB, "who B", sorted); });
+    EXPECT_NE(wColB.find("column -3"), std::string::npos) << wColB;
+    EXPECT_NE(wRowA.find("not monotone at row " + std::to_string(ra)), std::string::npos) << wRowA;
+    EXPECT_NE(wRowB.find("row " + std::to_string(rb)), std::string::npos) << wRowB;
+    EXPECT_EQ(message([&] { kkperm::validate_pair(A, "who A", dColB, "who B", sorted); }), wColB);
+    EXPECT_EQ(message([&] { kkperm::validate_pair(dRowA, "who A", B, "who B", sorted); }), wRowA);
+    EXPECT_EQ(message([&] { kkperm::validate_pair(A, "who A", dRowB, "who B", sorted); }), wRowB);
+    EXPECT_EQ(message([&] { kkperm::validate_pair(dRowA, "who A", dColB, "who B", sorted); }), wRowA);
+  }
   // a shape problem (values one shorter than entries) and an empty matrix
   const auto shortB = Matrix("short", B.numRows(), B.numCols(), B.nnz(),
                              Kokkos::subview(B.values, std::make_pair(0, B.nnz() - 1)), B.graph.row_map,

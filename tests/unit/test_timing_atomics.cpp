@@ -14,8 +14,10 @@
 
 #include "common/test_utils.hpp"
 #include "kkperm/core/atomics.hpp"
+#include "kkperm/core/launch_trace.hpp"
 #include "kkperm/core/phase_clock.hpp"
 #include "kkperm/core/pooled_array.hpp"
+#include "kkperm/core/read_back.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/workspace.hpp"
@@ -33,6 +35,20 @@ void busy_loop(const I64View& out, std::int64_t iters) {
         for (std::int64_t k = 0; k < iters; ++k) x = x * 6364136223846793005LL + 1442695040888963407LL;
         out(i) = x;
       });
+}
+// a parallel_reduce for the launch trace ("test::trace_reduce"): how many out(i) are odd
+std::int64_t count_odd(const I64View& out) {
+  std::int64_t sum = 0;
+  Kokkos::parallel_reduce(
+      "test::trace_reduce", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, out.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& a) { a += out(i) & 1; }, sum);
+  return sum;
+}
+// d(i) = 3 i - 7
+void fill_affine(const I64View& d) {
+  Kokkos::parallel_for(
+      "test::read_back_fill", Kokkos::RangePolicy<kkperm::DefaultExecSpace>(0, d.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { d(i) = 3 * i - 7; });
 }
 // sums(i % slots) += d(i); every thread also draws a ticket from counter(0) by fetch-add and adds
 // it to fetched(0) (tickets 0..n-1, so fetched == n(n-1)/2 when every fetch-add was atomic).
@@ -132,6 +148,128 @@ TEST(PhaseClock, SpansCoverTheirWorkAndResolveLater) {
   clock.resolve();
   EXPECT_GE(again, 0.0);
   EXPECT_LT(again, whole);
+}
+
+TEST(LaunchTrace, RecordsKernelsCopiesAndAllocationsInOrder) {
+  using kkperm::detail::TraceEvent;
+  I64View out("out", 64);
+  std::vector<TraceEvent> ev;
+  {
+    kkperm::detail::LaunchTrace trace;
+    EXPECT_THROW(kkperm::detail::LaunchTrace(), std::logic_error);  // one at a time
+    auto h = Kokkos::create_mirror_view(out);
+    {
+      I64View tmp("test::trace_tmp", 1000);
+      busy_loop(out, 1000);
+      (void)count_odd(out);
+      Kokkos::deep_copy(h, out);
+    }  // tmp is freed here, after the copy
+    ev = trace.stop();
+    EXPECT_THROW(trace.stop(), std::logic_error);
+  }
+  // after stop() nothing is recorded: a kernel here must not reach the vector or crash
+  busy_loop(out, 10);
+  const auto find = [&](TraceEvent::Kind k, const std::string& name) {
+    for (std::size_t i = 0; i < ev.size(); ++i)
+      if (ev[i].kind == k && ev[i].name.find(name) != std::string::npos) return static_cast<int>(i);
+    return -1;
+  };
+  const int a = find(TraceEvent::Kind::allocate, "test::trace_tmp");
+  const int k = find(TraceEvent::Kind::kernel, "test::phase_clock_busy");
+  const int r = find(TraceEvent::Kind::kernel, "test::trace_reduce");
+  const int c = find(TraceEvent::Kind::deep_copy, "out");
+  const int d = find(TraceEvent::Kind::deallocate, "test::trace_tmp");
+  ASSERT_GE(a, 0);
+  ASSERT_GT(k, a);
+  ASSERT_GT(r, k);
+  ASSERT_GT(c, r);
+  ASSERT_GT(d, c);
+  EXPECT_EQ(ev[static_cast<std::size_t>(a)].bytes, 1000u * sizeof(std::int64_t));
+  EXPECT_EQ(ev[static_cast<std::size_t>(c)].bytes, 64u * sizeof(std::int64_t));
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    EXPECT_GE(ev[i].host_end_us, ev[i].host_begin_us) << ev[i].name;
+    if (i > 0) EXPECT_GE(ev[i].host_begin_us, ev[i - 1].host_begin_us) << ev[i].name;
+  }
+  const auto s = kkperm::detail::summarize(ev);
+  EXPECT_GE(s.kernels, 2);
+  EXPECT_GE(s.copies, 1);
+  EXPECT_GE(s.allocations, 1);
+  EXPECT_GE(s.host_span_us, ev[static_cast<std::size_t>(k)].host_end_us - ev[static_cast<std::size_t>(a)].host_begin_us);
+  if (ev[static_cast<std::size_t>(k)].device_begin_us >= 0.0) {  // device backends
+    EXPECT_GE(ev[static_cast<std::size_t>(k)].device_end_us, ev[static_cast<std::size_t>(k)].device_begin_us);
+    EXPECT_GT(s.device_busy_us, 0.0);
+    EXPECT_NEAR(s.device_busy_us + s.device_idle_us, s.device_span_us, 1e-6);
+  } else {
+    EXPECT_EQ(s.device_span_us, 0.0);
+  }
+}
+
+TEST(LaunchTrace, SummaryUnitesOverlapsAndFindsTheLargestGap) {
+  using kkperm::detail::TraceEvent;
+  const auto dev = [](const char* name, double b, double e) {
+    TraceEvent t;
+    t.name = name;
+    t.device_begin_us = b;
+    t.device_end_us = e;
+    t.host_begin_us = b;
+    t.host_end_us = b + 1;
+    return t;
+  };
+  TraceEvent alloc;
+  alloc.kind = TraceEvent::Kind::allocate;  // no device times: not part of the device span
+  alloc.host_begin_us = 3;
+  alloc.host_end_us = 3;
+  // [0,10] and [5,12] overlap (busy 12), gap 12->20 after "b", [20,25], gap 25->26 after "c", [26,30]
+  const std::vector<TraceEvent> ev = {dev("a", 0, 10), alloc, dev("b", 5, 12), dev("c", 20, 25), dev("d", 26, 30)};
+  const auto s = kkperm::detail::summarize(ev);
+  EXPECT_EQ(s.kernels, 4);
+  EXPECT_EQ(s.allocations, 1);
+  EXPECT_DOUBLE_EQ(s.device_span_us, 30.0);
+  EXPECT_DOUBLE_EQ(s.device_busy_us, 21.0);
+  EXPECT_DOUBLE_EQ(s.device_idle_us, 9.0);
+  EXPECT_DOUBLE_EQ(s.largest_gap_us, 8.0);
+  EXPECT_EQ(s.largest_gap_after, "b");
+  EXPECT_DOUBLE_EQ(s.host_span_us, 27.0);
+  EXPECT_EQ(kkperm::detail::summarize({}).kernels, 0);
+}
+
+TEST(LaunchTrace, RegionsMarkHostPhasesAndAreNotDeviceWork) {
+  using kkperm::detail::TraceEvent;
+  { const kkperm::detail::TraceRegion idle("test::no_trace"); }  // nothing records: a no-op
+  I64View out("out", 64);
+  kkperm::detail::LaunchTrace trace;
+  {
+    const kkperm::detail::TraceRegion outer("test::outer");
+    busy_loop(out, 100);
+    const kkperm::detail::TraceRegion inner("test::inner");
+  }
+  const auto ev = trace.stop();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].kind, TraceEvent::Kind::region);
+  EXPECT_EQ(ev[0].name, "test::outer");
+  EXPECT_EQ(ev[1].kind, TraceEvent::Kind::kernel);
+  EXPECT_EQ(ev[2].name, "test::inner");
+  EXPECT_LE(ev[0].host_begin_us, ev[1].host_begin_us);
+  EXPECT_GE(ev[0].host_end_us, ev[2].host_end_us);  // the outer region closes last
+  const auto s = kkperm::detail::summarize(ev);
+  EXPECT_EQ(s.regions, 2);
+  EXPECT_EQ(s.kernels, 1);
+  if (ev[1].device_begin_us >= 0.0)  // busy time is the kernel's alone
+    EXPECT_NEAR(s.device_busy_us, ev[1].device_end_us - ev[1].device_begin_us, 1e-6);
+}
+
+TEST(ReadBack, CopiesDeviceNumbersAfterEarlierWork) {
+  for (const std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(700), std::size_t(20000)}) {
+    I64View d("d", n);
+    fill_affine(d);
+    std::vector<std::int64_t> h(n + 1, -1);  // the element past the end stays untouched
+    kkperm::detail::read_back<kkperm::DefaultExecSpace>(h.data(), d.data(), n, "test");
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(h[i], 3 * static_cast<std::int64_t>(i) - 7) << "n " << n << " i " << i;
+    EXPECT_EQ(h[n], -1);
+  }
+  std::int64_t untouched = 42;
+  kkperm::detail::read_back<kkperm::DefaultExecSpace>(&untouched, static_cast<const std::int64_t*>(nullptr), 0, "test");
+  EXPECT_EQ(untouched, 42);
 }
 
 TEST(Atomics, SignedSixtyFourBitSumsMatchSerial) {

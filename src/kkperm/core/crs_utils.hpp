@@ -16,6 +16,7 @@
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/read_back.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/workspace.hpp"
 
@@ -124,65 +125,115 @@ std::int64_t crs_check_words(const Matrix& A) {
   return (static_cast<std::int64_t>(A.graph.entries.extent(0)) + 31) / 32;
 }
 
+/// One matrix's part of the device structure check (see check_crs_enqueue): its arrays, sizes,
+/// the 2-word verdict it writes and its row-start bitmap.
+template <class Matrix, class Verdict, class Starts>
+struct CrsCheckPart {
+  using exec_t = typename Matrix::execution_space;
+  using ordinal_t = typename Matrix::non_const_ordinal_type;
+  using offset_t = typename Matrix::non_const_size_type;
+  /// Entries a thread of the entry check walks, a chunk apart (coalesced): one entry per thread
+  /// ran in 64-thread blocks at 27 % occupancy, 44 us for 4.4 M entries (H100 run 97, ncu).
+  static constexpr std::int64_t kPer = 8;
+  typename Matrix::row_map_type row_map;
+  typename Matrix::index_type entries;
+  Verdict verdict;
+  Starts starts;
+  ordinal_t n = 0, m = 0;
+  offset_t nnz_total = 0;
+  std::int64_t chunk = 0;  ///< threads of the entry check
+  bool require_sorted = true;
+
+  CrsCheckPart() = default;
+  CrsCheckPart(const Matrix& A, bool sorted, const Verdict& v, const Starts& st)
+      : row_map(A.graph.row_map), entries(A.graph.entries), verdict(v), starts(st), n(A.numRows()),
+        m(A.numCols()), nnz_total(static_cast<offset_t>(A.graph.entries.extent(0))),
+        chunk((static_cast<std::int64_t>(A.graph.entries.extent(0)) + kPer - 1) / kPer), require_sorted(sorted) {}
+
+  /// Row i: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; marks the first entry
+  /// of a well-formed non-empty row in the bitmap (sorted checks only).
+  KOKKOS_INLINE_FUNCTION void row(const ordinal_t i) const {
+    const offset_t b = row_map(i), e = row_map(i + 1);
+    const bool bad = (i == 0 && b != 0) || e < b || e > nnz_total || (i == n - 1 && e != nnz_total);
+    if (bad) {
+      (void)Kokkos::atomic_fetch_max(&verdict(0), static_cast<std::uint64_t>(n - i));
+    } else if (require_sorted && e > b && b >= 0) {
+      Kokkos::atomic_or(&starts(b / 32), std::uint32_t(1u) << (b % 32));
+    }
+  }
+  /// Entries t, t + chunk, ...: column in range and, when sorted, above its predecessor unless it
+  /// starts a row (needs the row pass's bitmap, so a later launch).
+  KOKKOS_INLINE_FUNCTION void entry_chunk(const std::int64_t t) const {
+    const std::int64_t nnz64 = static_cast<std::int64_t>(nnz_total);
+    std::int64_t worst = -1;  // first bad entry of this thread (smallest k)
+    for (std::int64_t j = kPer - 1; j >= 0; --j) {
+      const std::int64_t k = t + j * chunk;
+      if (k >= nnz64) continue;
+      const ordinal_t c = entries(k);
+      bool bad = c < 0 || c >= m;
+      if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 && entries(k - 1) >= c)
+        bad = true;
+      if (bad) worst = k;
+    }
+    if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
+  }
+};
+
 /**
- * The device part of check_crs for a matrix whose crs_shape_problem is empty and numRows() > 0:
- * enqueues two kernels that write `verdict` (2 words, zero on entry: n - first bad row, nnz -
- * first bad entry; 0 = none) using `starts` (crs_check_words(A) words, zero on entry); read the
- * verdict after a wait.
- * Two kernels, balanced over rows and nonzeros (a thread per row stalled on the hub rows of
- * power-law matrices: 15 ms for 10 M nonzeros on an H100):
- * 1. one thread per row: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; it marks
- *    the first entry of every well-formed non-empty row in a bitmap;
- * 2. one thread per nonzero: column in range and, unless it starts a row, greater than its
- *    predecessor. Entry 0 never reads a predecessor, so the pass is safe even when step 1 found a
- *    bad row (its verdict is then not used).
+ * The device part of check_crs for one or two matrices whose crs_shape_problem is empty and
+ * numRows() > 0 (`b` null for one): each part writes its `verdict` (2 words, zero on entry: n -
+ * first bad row, nnz - first bad entry; 0 = none) using its `starts` (crs_check_words words, zero
+ * on entry; unused unless `require_sorted`); read the verdicts after a wait.
+ * Balanced over rows and nonzeros (a thread per row stalled on the hub rows of power-law
+ * matrices: 15 ms for 10 M nonzeros on an H100):
+ * 1. one thread per row of either matrix (CrsCheckPart::row);
+ * 2. one thread per kPer nonzeros of either matrix (CrsCheckPart::entry_chunk). Entry 0 never
+ *    reads a predecessor, so the pass is safe even when step 1 found a bad row (its verdict is
+ *    then not used).
+ * Without the sorted check step 2 needs nothing from step 1, and both run in one launch: the pair
+ * check of an ESC setup (2D 5-point R(AP), H100 run 217) was four launches of 8-14 µs each, for
+ * about 10 µs of work.
  * The first offender of each kind is kept as "count - index" with an atomic max, so the
  * zero-filled workspace means "none" and the usual case needs no atomics at all.
  * (Was: two scalar copies, a RangePolicy Min reduction per pass and an allocated bitmap: 0.37 ms
  * on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
  */
+template <class Part>
+void check_crs_parts_enqueue(const Part& a, const Part* b, bool require_sorted) {
+  using exec_t = typename Part::exec_t;
+  using ordinal_t = typename Part::ordinal_t;
+  const Part pb = b != nullptr ? *b : Part();  // n = 0, no entries: never called
+  const std::int64_t na = static_cast<std::int64_t>(a.n);
+  const std::int64_t rows = na + static_cast<std::int64_t>(pb.n), ca = a.chunk, entries = ca + pb.chunk;
+  if (!require_sorted) {
+    Kokkos::parallel_for(
+        "kkperm::check_crs::rows_and_entries", kkperm::range_policy<exec_t>(0, rows + entries),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+          if (t < na) a.row(static_cast<ordinal_t>(t));
+          else if (t < rows) pb.row(static_cast<ordinal_t>(t - na));
+          else if (t < rows + ca) a.entry_chunk(t - rows);
+          else pb.entry_chunk(t - rows - ca);
+        });
+    return;
+  }
+  Kokkos::parallel_for(
+      "kkperm::check_crs::rows", kkperm::range_policy<exec_t>(0, rows), KOKKOS_LAMBDA(const std::int64_t t) {
+        if (t < na) a.row(static_cast<ordinal_t>(t));
+        else pb.row(static_cast<ordinal_t>(t - na));
+      });
+  if (entries > 0)
+    Kokkos::parallel_for(
+        "kkperm::check_crs::entries", kkperm::range_policy<exec_t>(0, entries), KOKKOS_LAMBDA(const std::int64_t t) {
+          if (t < ca) a.entry_chunk(t);
+          else pb.entry_chunk(t - ca);
+        });
+}
+
+/// check_crs_parts_enqueue for one matrix.
 template <class Matrix, class Verdict, class Starts>
 void check_crs_enqueue(const Matrix& A, bool require_sorted, const Verdict& verdict, const Starts& starts) {
-  using exec_t = typename Matrix::execution_space;
-  using ordinal_t = typename Matrix::non_const_ordinal_type;
-  using offset_t = typename Matrix::non_const_size_type;
-  const ordinal_t n = A.numRows();
-  const ordinal_t m = A.numCols();
-  auto row_map = A.graph.row_map;
-  auto entries = A.graph.entries;
-  const auto nnz_total = static_cast<offset_t>(entries.extent(0));
-  Kokkos::parallel_for(
-      "kkperm::check_crs::rows", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const ordinal_t i) {
-        const offset_t b = row_map(i), e = row_map(i + 1);
-        const bool bad = (i == 0 && b != 0) || e < b || e > nnz_total || (i == n - 1 && e != nnz_total);
-        if (bad) {
-          (void)Kokkos::atomic_fetch_max(&verdict(0), static_cast<std::uint64_t>(n - i));
-        } else if (e > b && b >= 0) {
-          Kokkos::atomic_or(&starts(b / 32), std::uint32_t(1u) << (b % 32));
-        }
-      });
-  // Each thread checks kPer entries a chunk apart (coalesced): one entry per thread ran in
-  // 64-thread blocks at 27 % occupancy, 44 us for 4.4 M entries (H100 run 97, ncu).
-  constexpr std::int64_t kPer = 8;
-  const std::int64_t nnz64 = static_cast<std::int64_t>(nnz_total);
-  const std::int64_t chunk = (nnz64 + kPer - 1) / kPer;
-  if (nnz_total > 0)
-    Kokkos::parallel_for(
-        "kkperm::check_crs::entries", kkperm::range_policy<exec_t>(0, chunk),
-        KOKKOS_LAMBDA(const std::int64_t t) {
-          std::int64_t worst = -1;  // first bad entry of this thread (smallest k)
-          for (std::int64_t j = kPer - 1; j >= 0; --j) {
-            const std::int64_t k = t + j * chunk;
-            if (k >= nnz64) continue;
-            const ordinal_t c = entries(k);
-            bool bad = c < 0 || c >= m;
-            if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 &&
-                entries(k - 1) >= c)
-              bad = true;
-            if (bad) worst = k;
-          }
-          if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
-        });
+  const CrsCheckPart<Matrix, Verdict, Starts> a(A, require_sorted, verdict, starts);
+  check_crs_parts_enqueue(a, static_cast<const CrsCheckPart<Matrix, Verdict, Starts>*>(nullptr), require_sorted);
 }
 }  // namespace detail
 
@@ -206,7 +257,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
   out.problem = detail::crs_shape_problem(A);
   if (n == 0 || !out.problem.empty()) return out;
   const auto nnz_total = static_cast<offset_t>(entries.extent(0));
-  const std::int64_t words = detail::crs_check_words(A);
+  const std::int64_t words = require_sorted ? detail::crs_check_words(A) : 0;  // bitmap: sorted check only
   ws_t ws(ws_t::template bytes_for<std::uint64_t>(2) + ws_t::template bytes_for<std::uint32_t>(words));
   const auto zero_from = ws.mark();
   const auto verdict = ws.template take<std::uint64_t>(2);
@@ -214,7 +265,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
   ws.template zero_since<typename Matrix::execution_space>(zero_from);
   detail::check_crs_enqueue(A, require_sorted, verdict, starts);
   std::uint64_t hv[2] = {0, 0};
-  Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hv, 2), verdict);
+  detail::read_back<typename Matrix::execution_space>(hv, verdict.data(), 2, "kkperm::check_crs");
   decltype(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_map)) hr;  // host row_map, made once on failure
   std::int64_t first = n;
   if (hv[0] != 0) {
@@ -275,7 +326,7 @@ void validate(const Matrix& A, const char* who, bool require_sorted = true) {
 }
 
 /// validate(A, whoA, sorted) and validate(B, whoB, sorted) with one wait for both verdicts (the
-/// four kernels are enqueued first); on a failure the failing matrix is checked again on its own
+/// checks of both matrices share their launches: one without the sorted check, else two); on a failure the failing matrix is checked again on its own
 /// for the message, so errors read exactly as validate's, A's first. When B is A (the same arrays
 /// and sizes, as for A²) A is checked once.
 template <class Matrix>
@@ -296,7 +347,9 @@ void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const cha
   }
   std::uint64_t hv[4] = {0, 0, 0, 0};
   {
-    const std::int64_t wa = detail::crs_check_words(A), wb = detail::crs_check_words(B);
+    // row-start bitmaps only for the sorted check
+    const std::int64_t wa = require_sorted ? detail::crs_check_words(A) : 0;
+    const std::int64_t wb = require_sorted ? detail::crs_check_words(B) : 0;
     ws_t ws(ws_t::template bytes_for<std::uint64_t>(4) + ws_t::template bytes_for<std::uint32_t>(wa) +
             ws_t::template bytes_for<std::uint32_t>(wb));
     const auto zero_from = ws.mark();
@@ -304,9 +357,12 @@ void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const cha
     const auto sa = ws.template take<std::uint32_t>(wa);
     const auto sb = ws.template take<std::uint32_t>(wb);
     ws.template zero_since<typename Matrix::execution_space>(zero_from);
-    detail::check_crs_enqueue(A, require_sorted, Kokkos::subview(verdict, std::make_pair(0, 2)), sa);
-    detail::check_crs_enqueue(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
-    Kokkos::deep_copy(Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hv, 4), verdict);
+    const auto va = Kokkos::subview(verdict, std::make_pair(0, 2));
+    using part_t = detail::CrsCheckPart<Matrix, decltype(va), decltype(sa)>;
+    const part_t pa(A, require_sorted, va, sa);
+    const part_t pb(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
+    detail::check_crs_parts_enqueue(pa, &pb, require_sorted);  // one launch unsorted, else two
+    detail::read_back<typename Matrix::execution_space>(hv, verdict.data(), 4, "kkperm::validate_pair");
   }
   if ((hv[0] | hv[1] | hv[2] | hv[3]) == 0) return;
   validate(A, whoA, require_sorted);

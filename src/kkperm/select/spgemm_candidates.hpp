@@ -235,8 +235,14 @@ class SpgemmPlan {
                                                    << A.numCols() << " but B is " << B.numRows()
                                                    << " x " << B.numCols());
     const bool sorted = !info(candidate_).accepts_unsorted;
-    validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
-    est_ = estimate_impl(A, B);
+    {
+      const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::validate");
+      validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
+    }
+    {
+      const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::estimate");
+      est_ = estimate_impl(A, B);
+    }
     const std::string reason =
         spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
                             opts_.guard);
@@ -246,7 +252,10 @@ class SpgemmPlan {
       values = setup_symbolic_impl(A, B);
     else
       symbolic_impl(A, B);
-    if (opts_.check_reuse) check_.record(A, B);  // enqueued, no wait; numeric() compares
+    if (opts_.check_reuse) {
+      const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::record_structure");
+      check_.record(A, B);  // enqueued, no wait; numeric() compares
+    }
     has_symbolic_ = true;
     return values;
   }

@@ -14,7 +14,9 @@
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/device_scan.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/launch_trace.hpp"
 #include "kkperm/core/pooled_array.hpp"
+#include "kkperm/core/read_back.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -235,8 +237,7 @@ std::uint64_t structure_hash2(const RA& rowA, const EA& entA, std::int64_t nA, c
   const auto slots = ws.template take<std::int64_t>(kHashSlots);
   structure_hash2_launch<Exec>(rowA, entA, nA, rowB, entB, nB, slots.data(), max_teams);
   std::int64_t h[kHashSlots];
-  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, kHashSlots),
-                    slots);
+  kkperm::detail::read_back<Exec>(h, slots.data(), kHashSlots, "kkperm::spgemm structure hash");
   return structure_hash2_finish(h, structure_hash2_length(rowA, entA, nA, rowB, entB, nB));
 }
 
@@ -274,8 +275,8 @@ class StructureCheck {
     const std::int64_t len = pending_len_;
     pending_len_ = -1;
     std::int64_t h[2 * kHashSlots];
-    Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, 2 * kHashSlots),
-                      slots_.view());
+    kkperm::detail::read_back<typename Device::execution_space>(h, slots_.view().data(), 2 * kHashSlots,
+                                                                "kkperm::spgemm_numeric structure check");
     return structure_hash2_finish(h, len_) == structure_hash2_finish(h + kHashSlots, len);
   }
   void clear() {
@@ -467,13 +468,18 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   else
     plan_keys_launch<false>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
   after_keys();
-  err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
-                                        perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
+  {
+    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_sort (cub)");
+    err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
+                                          perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
+  }
   if (err != cudaSuccess)
     KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort failed: " << cudaGetErrorString(err));
   std::int64_t hs[16 * kPlanSlots];
-  Kokkos::deep_copy(Kokkos::View<std::int64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(hs, 16 * kPlanSlots),
-                    stats);
+  {
+    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
+    kkperm::detail::read_back<Exec>(hs, stats.data(), 16 * kPlanSlots, "kkperm::spgemm_symbolic (bin plan)");
+  }
   std::int64_t h[16] = {};
   for (int sl = 0; sl < kPlanSlots; ++sl)
     for (int q = 0; q < 16; ++q) {

@@ -39,7 +39,9 @@ inline constexpr int kWarpRowsMaxPerTeam = 8;  ///< warps per team (team size <=
 /// Blocks per SM the warp-row kernels are compiled for (LaunchBounds<256, 4>: at most 64
 /// registers a thread). Without it (run 97) they ran at 30 % occupancy: a row is a chain of five
 /// dependent loads (perm, A's row, B's row offsets, B's columns), so latency is hidden only by
-/// having many rows in flight.
+/// having many rows in flight. More blocks did not pay (H100 run 222, session 30): 6 (40
+/// registers, 8-160 bytes of stack) and 8 (32 registers, 56-232 bytes) left the nine setups of
+/// the Laplacian set within ±2 % or slower (3D 27-point R(AP) 0.510 -> 0.592 / 0.567 ms).
 inline constexpr int kWarpRowsMinBlocks = 4;
 template <class Exec>
 using warp_rows_policy = kkperm::team_policy<Exec, Kokkos::LaunchBounds<32 * kWarpRowsMaxPerTeam, kWarpRowsMinBlocks>>;

@@ -1,0 +1,98 @@
+#pragma once
+/**
+ * @brief A few numbers from device memory to the host, waiting only for the default execution
+ * space instance's stream: on CUDA one cudaMemcpyAsync into pinned staging memory (kkperm's own,
+ * grown on demand, freed at Kokkos::finalize), cudaStreamSynchronize, then a host copy; elsewhere
+ * Kokkos::deep_copy.
+ *
+ * Usage:
+ *   std::int64_t h[5];
+ *   kkperm::detail::read_back<Kokkos::Cuda>(h, d.data(), 5, "kkperm::spgemm_symbolic");
+ *
+ * Why: Kokkos 3.4's deep_copy of a device view into pageable host memory fences the whole device,
+ * copies through a staging buffer of the driver and fences again. In the ESC SpGEMM setup on an
+ * H100 (session 30, run 217, launch trace of the 2D 5-point R(AP)) each of the setup's three
+ * such reads (validation verdicts, bin plan, nnz(C)) kept the device idle 16-27 µs after the work
+ * it waited for had finished.
+ * Rules: `device` must be device memory written by work on the default instance of `Exec` (or
+ * earlier); the call returns once that work and the copy are done. Thread-safe (one staging
+ * buffer behind a mutex). Errors of earlier kernels surface here as std::runtime_error naming
+ * `who`.
+ */
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "kkperm/core/cuda_status.hpp"
+#include "kkperm/core/error.hpp"
+
+namespace kkperm::detail {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+/// kkperm's pinned staging buffer for read_back (one per process; read_back holds the lock).
+class PinnedStaging {
+ public:
+  /// The buffer, at least `bytes` long; call with lock() held.
+  static void* get(std::size_t bytes, const char* who) {
+    State& s = state();
+    if (bytes <= s.bytes) return s.ptr;
+    std::size_t cap = s.bytes == 0 ? 4096 : s.bytes;
+    while (cap < bytes) cap *= 2;
+    void* p = nullptr;
+    throw_if_cuda_error(cudaMallocHost(&p, cap), who, "cudaMallocHost (read-back staging)");
+    if (s.ptr != nullptr) cudaFreeHost(s.ptr);
+    else Kokkos::push_finalize_hook([] { release(); });
+    s.ptr = p;
+    s.bytes = cap;
+    return p;
+  }
+  static std::mutex& mutex() { return state().mutex; }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+  static void release() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.ptr != nullptr) cudaFreeHost(s.ptr);
+    s.ptr = nullptr;
+    s.bytes = 0;
+  }
+};
+#endif
+
+/// host[0, count) = device[0, count) once the default `Exec` instance's earlier work is done.
+template <class Exec, class T>
+void read_back(T* host, const T* device, std::size_t count, const char* who) {
+  static_assert(std::is_trivially_copyable<T>::value, "kkperm::detail::read_back: trivially copyable values");
+  if (count == 0) return;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
+    const std::size_t bytes = count * sizeof(T);
+    const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
+    std::lock_guard<std::mutex> lock(PinnedStaging::mutex());
+    void* stage = PinnedStaging::get(bytes, who);
+    throw_if_cuda_error(cudaMemcpyAsync(stage, device, bytes, cudaMemcpyDeviceToHost, stream), who,
+                        "cudaMemcpyAsync (read back)");
+    throw_if_cuda_error(cudaStreamSynchronize(stream), who, "cudaStreamSynchronize (read back)");
+    std::memcpy(host, stage, bytes);
+    return;
+  }
+#endif
+  (void)who;
+  using mem_t = typename Exec::memory_space;
+  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host, count),
+                    Kokkos::View<const T*, mem_t, Kokkos::MemoryUnmanaged>(device, count));
+}
+
+}  // namespace kkperm::detail
