@@ -55,6 +55,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.gather_build_match = opt.has("--esc-gather-build-match");
   o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
+  o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -193,6 +194,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-setup-warp-mean", "N",
            "ESC: setup() sums the warp-row range's values in its count pass when its rows average "
            "at least N products (0: never)", "128"},
+          {"--esc-setup-copy", "",
+           "ESC: setup()'s fill pass copies every stashed row to C (default since session 30: the "
+           "first numeric writes the warp-row range's columns while it stages them)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

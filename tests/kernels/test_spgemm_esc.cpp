@@ -200,6 +200,17 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
       expect_reuse_path(es, nw, cfg.lazy_slot_map && k == 0);
       EXPECT_TRUE(matches_reference(kkperm::to_host(es.C()), ref, nw));
     }
+    // setup() with the warp-row range left to the first numeric (no values in its count pass):
+    // with a stash, that numeric writes the range's columns to C (setup_fused_copy); C's columns
+    // are -1 from the allocation on
+    pc.setup_warp_values_mean = std::int64_t(1) << 40;
+    EscSpgemm<Matrix> ef(pc);
+    ef.setup(A, B);
+    const std::string fw = what + " [" + name + "], setup, numeric-written columns";
+    EXPECT_TRUE(matches_reference(kkperm::to_host(ef.C()), ref, fw));
+    poison_values(ef.C());
+    ef.numeric(A, B);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(ef.C()), ref, fw + ", numeric 2"));
   }
 }
 }  // namespace
@@ -568,21 +579,28 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   block_off.setup_block_values = false;
   EscConfig no_bitmap = tiny;  // the hash-table path of the warp-row and block-row count passes
   no_bitmap.warp_row_bitmap = false;
+  EscConfig warp_mean_copy = warp_mean;  // the fill pass copies the warp-row range itself
+  warp_mean_copy.setup_fused_copy = false;
+  EscConfig warp_mean_perm = warp_mean;  // permuted output: C is restored before the numeric
+  warp_mean_perm.output_order = EscOutputOrder::permuted_then_restore;
   struct Case {
     std::string name;
     EscConfig cfg;
     bool sparse;               // the F <= 9 product
     bool warp, thread, block;  // expected to be summed in setup()'s symbolic passes
+    bool fused_copy = false;   // the first numeric writes the warp-row range's columns
   };
   const std::vector<Case> cases = {
       {"default_warp_values", dflt_warp, false, true, false, false},
       {"tiny", tiny, false, true, true, true},
-      {"tiny_warp_mean", warp_mean, false, false, true, true},
+      {"tiny_warp_mean", warp_mean, false, false, true, true, true},
+      {"tiny_warp_mean_copy", warp_mean_copy, false, false, true, true},
+      {"tiny_warp_mean_permuted", warp_mean_perm, false, false, true, true},
       {"tiny_block_off", block_off, false, true, true, false},
       {"tiny_no_bitmap", no_bitmap, false, true, true, true},
       {"tiny_numeric_fold", tiny_nfold, false, true, true, true},
       {"tiny_permuted", tiny_perm, false, true, true, true},
-      {"warp_values_off", warp_values_off, false, false, true, true},
+      {"warp_values_off", warp_values_off, false, false, true, true, true},
       {"no_stash", no_stash, false, false, true, false},
       {"team_rows", team_rows, false, false, true, false},
       {"thread_only", thread_only, true, false, true, false},
@@ -605,6 +623,8 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
         (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0) + (c.block ? st.bin_rows[2] : 0);
     EXPECT_GT(c.warp || c.thread || c.block ? st.setup_valued_rows : 1, 0) << name;
     EXPECT_EQ(st.setup_valued_rows, want) << name;
+    EXPECT_EQ(st.setup_fused_copy_rows, c.fused_copy ? st.warp_row_rows : 0) << name;
+    if (c.fused_copy) EXPECT_GT(st.warp_row_rows, 0) << name;
     if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
       EXPECT_GT(st.bin_rows[0], 0) << name;
       EXPECT_GT(st.bin_rows[2], 0) << name;

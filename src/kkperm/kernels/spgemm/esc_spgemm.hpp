@@ -252,8 +252,14 @@ struct EscConfig {
   /// rows' values in a second walk as the warp-row range's long rows do (its rows have over
   /// warp_max products). Off: the block bin gets the first numeric.
   bool setup_block_values = true;
-  /// Tests: C's values are NaN right after C is allocated, so that an entry no kernel writes
-  /// (setup(), where no caller can poison C first) fails the comparison.
+  /// setup(), single-pass symbolic, warp-row range without values in its count pass: the fill pass
+  /// leaves that range's columns in the stash and the first numeric, which stages each row's
+  /// columns anyway, reads them there and writes them to C (one walk of C's columns instead of a
+  /// copy kernel and a reload). Rows the warp-row numeric does not take are copied first, as
+  /// before. Off: the fill pass copies every stashed row.
+  bool setup_fused_copy = true;
+  /// Tests: C's values are NaN and its columns -1 right after C is allocated, so that an entry no
+  /// kernel writes (setup(), where no caller can poison C first) fails the comparison.
   bool poison_c = false;
 };
 
@@ -294,6 +300,9 @@ struct EscStats {
   /// the last setup() summed values in the count pass (EscConfig::setup_values_in_count) for
   /// this many rows (0: none; setup() ran symbolic() and numeric())
   std::int64_t setup_valued_rows = 0;
+  /// the last setup() wrote this many rows' stashed columns to C in its first numeric
+  /// (EscConfig::setup_fused_copy; 0: the fill pass copied them)
+  std::int64_t setup_fused_copy_rows = 0;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
@@ -660,8 +669,9 @@ class EscSpgemm {
     region.reset();
     region.emplace("kkperm::spgemm::esc::fill_launch");
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
+    defer_begin_ = defer_end_ = 0;
     run_symbolic_bins(g, /*fill=*/true);
-    release_stash();  // back to the pool
+    if (defer_end_ <= defer_begin_) release_stash();  // back to the pool (else after the first numeric)
     region.reset();
     const auto t_slots = clock_.mark();
     clock_.span(&stats_.fill_s, t_fill, t_slots);
@@ -739,7 +749,14 @@ class EscSpgemm {
     }
     values_in_count_ = false;
     if (cfg_.drop_zeros || stats_.setup_valued_rows > 0) return;  // C's values are written
-    numeric_run(A, B, /*check=*/false, /*trusted=*/true);
+    try {
+      numeric_run(A, B, /*check=*/false, /*trusted=*/true);
+    } catch (...) {  // C may lack columns the fused copy was to write: no structure to reuse
+      has_symbolic_ = false;
+      defer_begin_ = defer_end_ = 0;
+      release_stash();
+      throw;
+    }
   }
 
   void numeric(const Matrix& A, const Matrix& B) { numeric_run(A, B, cfg_.check_reuse); }
@@ -857,9 +874,25 @@ class EscSpgemm {
     const bool folded = warp_rows_ && numeric_begin_ < bin_off_[1] && need_thread;
     const std::int64_t wb = folded ? bin_off_[0] : bin_off_[1], we = skip_warp ? bin_off_[1] : bin_off_[2];
     const std::int64_t mc = std::max(folded ? bin_max_c_[0] : 0, skip_warp ? 0 : bin_max_c_[1]);
+    // setup_fused_copy: the stashed columns of [defer_begin_, defer_end_) reach C here, through the
+    // warp-row launch when it takes all of those rows, else by the copy the fill pass left out
+    const bool deferred = defer_end_ > defer_begin_;
+    const bool fused = deferred && warp_rows_ && wb <= defer_begin_ && we >= defer_end_ &&
+                       esc_impl::numeric_warp_rows_fit<exec, value_type, ordinal_type>(mc, numeric_lanes_,
+                                                                                      cfg_.warp_rows_per_team);
+    if (deferred && !fused)
+      esc_impl::copy_stashed_rows<exec>(g, defer_begin_, defer_end_, stash_.view().data(), stash_off_,
+                                        cfg_.warp_rows_per_team, nullptr, 0, 0, warp_begin_);
+    const esc_impl::StashedCols<ordinal_type, work_view> from{fused ? stash_.view().data() : nullptr, stash_off_,
+                                                               defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
-                                                                     numeric_lanes_, cfg_.warp_rows_per_team)
+                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from)
                                  : 0;
+    if (deferred) {
+      stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
+      release_stash();
+      defer_begin_ = defer_end_ = 0;
+    }
     if (!skip_warp) stats_.numeric_warp_row_lanes = lanes;
     if (need_thread && !(folded && lanes > 0))
       esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
@@ -1036,10 +1069,18 @@ class EscSpgemm {
       const bool block_stashed = stashed && stash_end_ > bin_off_[2];
       if (fill && stashed) {  // single pass: the count pass stashed the rows' columns (and sums)
         const bool any = warp_valued_ || block_valued_;
-        esc_impl::copy_stashed_rows<exec>(g, warp_begin_, stash_end_, stash_.view().data(), stash_off_,
-                                          cfg_.warp_rows_per_team, any ? vstash_.view().data() : nullptr,
+        // setup(): the warp-row range's first numeric takes its columns from the stash
+        // (direct output only: a permuted C is restored to caller order before that numeric)
+        const bool defer = values_in_count_ && cfg_.setup_fused_copy && g.direct && !warp_valued_ &&
+                           bin_off_[2] > warp_begin_;
+        esc_impl::copy_stashed_rows<exec>(g, defer ? bin_off_[2] : warp_begin_, stash_end_, stash_.view().data(),
+                                          stash_off_, cfg_.warp_rows_per_team, any ? vstash_.view().data() : nullptr,
                                           warp_valued_ ? warp_begin_ : bin_off_[2],
-                                          block_valued_ ? stash_end_ : bin_off_[2]);
+                                          block_valued_ ? stash_end_ : bin_off_[2], warp_begin_);
+        if (defer) {
+          defer_begin_ = warp_begin_;
+          defer_end_ = bin_off_[2];
+        }
       }
       int lanes = 0;
       if (!(fill && stashed)) {
@@ -1147,7 +1188,10 @@ class EscSpgemm {
     const auto a0 = std::chrono::steady_clock::now();
     esc_impl::allocate_crs_block(label, n1, nnz, row, ent, val, cfg_.c_from_pool);
     stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
-    if (cfg_.poison_c) Kokkos::deep_copy(val, std::numeric_limits<value_type>::quiet_NaN());
+    if (cfg_.poison_c) {
+      Kokkos::deep_copy(val, std::numeric_limits<value_type>::quiet_NaN());
+      Kokkos::deep_copy(ent, ordinal_type(-1));
+    }
   }
   /// The single-pass stash and its offsets back to the pool; no stashed range.
   void release_stash() {
@@ -1346,6 +1390,9 @@ class EscSpgemm {
   bool block_valued_ = false;     ///< the last count pass summed the block bin's values
   /// The symbolic passes of the last setup() wrote some rows' values (the rest get a numeric).
   bool symbolic_wrote_values() const { return warp_valued_ || thread_valued_ || block_valued_; }
+  /// setup_fused_copy: plan positions whose stashed columns the first numeric writes to C (empty:
+  /// none pending).
+  std::int64_t defer_begin_ = 0, defer_end_ = 0;
   bool warp_values_planned_ = false, block_values_planned_ = false;  ///< vstash_ holds their sums
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};

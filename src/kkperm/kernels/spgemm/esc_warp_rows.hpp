@@ -527,8 +527,8 @@ void range_work_offsets(const PermView& perm, const WorkView& work, std::int64_t
 template <class Exec, class Args, class StashOff>
 void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
                        const typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
-                       int max_warps, const typename Args::ValC::non_const_value_type* vstash = nullptr,
-                       std::int64_t vbegin = 0, std::int64_t vend = 0) {
+                       int max_warps, const typename Args::ValC::non_const_value_type* vstash,
+                       std::int64_t vbegin, std::int64_t vend, std::int64_t sbase) {
   using policy_t = warp_rows_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
@@ -544,14 +544,24 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(g.perm(p)) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
-        const auto* src = stash + soff(p - begin);
+        const auto* src = stash + soff(p - sbase);
         for (std::int64_t t = lane; t < nc; t += W) g.entC(cb + t) = src[t];
         if (vstash != nullptr && p >= vbegin && p < vend) {
-          const auto* vsrc = vstash + soff(p - begin);
+          const auto* vsrc = vstash + soff(p - sbase);
           for (std::int64_t t = lane; t < nc; t += W) g.valC(cb + t) = vsrc[t];
         }
       });
 }
+
+/// Where the first numeric of setup() finds the sorted columns of plan positions [begin, end)
+/// (EscConfig::setup_fused_copy): at stash + soff(p - base), the count pass's stash, which it
+/// then also writes to C. stash == nullptr: C's columns are in C.
+template <class O, class StashOff>
+struct StashedCols {
+  const O* stash = nullptr;
+  StashOff soff;
+  std::int64_t begin = 0, end = 0, base = 0;
+};
 
 /// Scratch bytes of one warp of the numeric kernel: the row's accumulators and its columns.
 template <class V, class O>
@@ -591,10 +601,10 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
 /// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
 /// without launching when one row's share does not fit a team's scratch.
-template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView>
+template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record) {
+                              const SlotView& slot, bool record, const Stashed& from) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
@@ -615,8 +625,12 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+    const bool stashed = from.stash != nullptr && p >= from.begin && p < from.end;
+    const O* src = stashed ? from.stash + from.soff(p - from.base) : nullptr;
     for (int t = lane; t < nc; t += W) {
-      cols[t] = g.entC(cb + t);
+      const O c = stashed ? src[t] : g.entC(cb + t);
+      if (stashed) g.entC(cb + t) = c;  // setup_fused_copy: the fill pass left this row to us
+      cols[t] = c;
       acc[t] = V(0);
     }
     kkperm::detail::sync_warp_lanes(mask);
@@ -633,10 +647,16 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
   Kokkos::parallel_for("kkperm::spgemm::esc::numeric_warp_rows", policy, body);
 }
 
-template <class Exec, class Args, class Flag, class AprodView, class SlotView>
+/// Whether numeric_warp_rows with these arguments launches (a row's share fits a team's scratch).
+template <class Exec, class V, class O>
+bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
+  return warp_row_groups<Exec>(warp_numeric_bytes<V, O>(max_c > 0 ? max_c : 1), lanes, max_warps).rows > 0;
+}
+
+template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps) {
+                      bool record, int lanes, int max_warps, const Stashed& from) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
@@ -645,13 +665,13 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record);
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   }
   return rg.lanes;
 }
