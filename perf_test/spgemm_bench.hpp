@@ -56,6 +56,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
+  o.esc.identity_plan = !opt.has("--esc-sort-always");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -197,6 +198,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-setup-copy", "",
            "ESC: setup()'s fill pass copies every stashed row to C (default since session 30: the "
            "first numeric writes the warp-row range's columns while it stages them)"},
+          {"--esc-sort-always", "",
+           "ESC: the analysis always sorts the rows by bin (default since session 30: when one kernel "
+           "takes every row, the rows keep their order and the kernels skip the permutation)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

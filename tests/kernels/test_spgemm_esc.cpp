@@ -646,6 +646,56 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   }
 }
 
+// identity_plan: when one kernel takes every row (one bin, or the thread and warp bins with the
+// thread bin folded) the analysis keeps the rows in order; C is the same as with the sort, through
+// symbolic() + numeric() and setup(), and the plan says which it did.
+TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(240, 200, 0, 14, seed);  // rows of 0..~200 products: thread and warp bins
+  const auto hB = random_csr(200, 230, 0, 14, seed + 1);
+  const auto hS = random_csr(240, 200, 0, 2, seed + 2);  // F <= 4: the thread bin alone
+  EscConfig dflt, sorted, tiny, thread_own;
+  sorted.identity_plan = false;
+  tiny.warp_max = 40;  // block rows too: several kernels, sorted
+  tiny.team_max = 120;
+  thread_own.fold_thread_bin_below = 0;  // the thread bin on its own kernel
+  struct Case {
+    const char* name;
+    const Host* a;
+    EscConfig cfg;
+    bool identity;
+  };
+  const std::vector<Case> cases = {{"thread + warp, folded", &hA, dflt, true},
+                                   {"thread + warp, sort asked", &hA, sorted, false},
+                                   {"block rows", &hA, tiny, false},
+                                   {"thread + warp, thread kernel", &hA, thread_own, false},
+                                   {"thread bin alone", &hS, thread_own, true}};
+  for (const auto& c : cases) {
+    const auto ref = reference_multiply(*c.a, hB);
+    const auto A = kkperm::to_device<Matrix>(*c.a), B = kkperm::to_device<Matrix>(hB);
+    EscConfig cfg = c.cfg;
+    cfg.poison_c = true;
+    EscSpgemm<Matrix> split(cfg), one(cfg);
+    split.symbolic(A, B);
+    split.numeric(A, B);
+    one.setup(A, B);
+    for (const auto* e : {&split, &one}) {
+      const std::string what = std::string(c.name) + (e == &one ? ", setup" : ", symbolic + numeric");
+      EXPECT_EQ(e->stats().identity_plan, c.identity) << what;
+      EXPECT_TRUE(matches_reference(kkperm::to_host(e->C()), ref, what));
+    }
+    const auto& st = split.stats();
+    if (std::string(c.name) == "thread + warp, folded") {  // both bins had rows: merged into one
+      EXPECT_EQ(st.bin_rows[0], 0);
+      EXPECT_EQ(st.bin_rows[1], st.num_rows);
+      EXPECT_TRUE(st.thread_bin_folded);
+    }
+    if (std::string(c.name) == "thread + warp, sort asked") EXPECT_GT(st.bin_rows[0], 0);
+    if (std::string(c.name) == "block rows") EXPECT_GT(st.bin_rows[2], 0);
+  }
+}
+
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot
 // map and gather plan, its first numeric searches without one and the second makes it again.
 TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {

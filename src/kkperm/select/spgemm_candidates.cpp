@@ -64,7 +64,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " thread_bin_folded=" << s.thread_bin_folded << " warp_row_lanes=" << s.warp_row_lanes << "/"
        << s.numeric_warp_row_lanes << " c_from_pool=" << esc_.config().c_from_pool
        << " c_alloc_ms=" << 1e3 * s.c_alloc_s << " setup_valued_rows=" << s.setup_valued_rows
-       << " setup_fused_copy_rows=" << s.setup_fused_copy_rows
+       << " setup_fused_copy_rows=" << s.setup_fused_copy_rows << " identity_plan=" << s.identity_plan
        << " phases_ms=" << 1e3 * s.analysis_s << "/"
        << 1e3 * (s.plan_sort_s + s.reorder_s) << "/" << 1e3 * s.count_s << "/" << 1e3 * s.fill_s << "/"
        << 1e3 * s.slot_build_s << "/" << 1e3 * s.numeric_s;

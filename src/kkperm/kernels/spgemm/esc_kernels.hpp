@@ -328,6 +328,14 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
   return w <= t0 ? 0 : (w <= t1 ? 1 : (w <= t2 ? 2 : 3));
 }
 
+/// perm(p) = p for p in [0, n).
+template <class Exec, class PermView>
+void identity_perm(const PermView& perm, std::int64_t n) {
+  using idx_t = typename PermView::non_const_value_type;
+  Kokkos::parallel_for("kkperm::spgemm::esc::identity_perm", kkperm::range_policy<Exec>(0, n),
+                       KOKKOS_LAMBDA(const std::int64_t p) { perm(p) = static_cast<idx_t>(p); });
+}
+
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbers (atomics spread)
 /// build_plan_cuda: a warp a row from this mean nnz(A row) and up to kPlanWarpRowMaxRows rows
@@ -430,10 +438,11 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
 /// std::function: nvcc refuses a local lambda type among the template arguments of a function
 /// holding an extended lambda).
 template <class RA, class EA, class RB, class WorkView, class PermView>
-void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
+bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
                      std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                     const std::function<void()>& after_keys) {
+                     const std::function<void()>& after_keys,
+                     const std::function<bool(const std::int64_t*)>& keep_order) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -468,13 +477,6 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   else
     plan_keys_launch<false>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
   after_keys();
-  {
-    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_sort (cub)");
-    err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
-                                          perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
-  }
-  if (err != cudaSuccess)
-    KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort failed: " << cudaGetErrorString(err));
   std::int64_t hs[16 * kPlanSlots];
   {
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
@@ -493,6 +495,18 @@ void build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
     bin_max_ka[b] = h[8 + b];
     bin_sum_work[b] = h[12 + b];
   }
+  // The bins known, the sort only when the caller needs the rows grouped (its kernels take
+  // several bins apart); else perm is the identity.
+  if (keep_order(bin_off)) {
+    identity_perm<Exec>(perm, n);
+    return false;
+  }
+  const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_sort (cub)");
+  err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
+                                        perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
+  if (err != cudaSuccess)
+    KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort failed: " << cudaGetErrorString(err));
+  return true;
 }
 #endif
 
@@ -539,20 +553,24 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// Analysis and bin plan together: work(i) = F_i, perm/bin_* as build_plan, and {Σ F_i, max F_i}.
 /// On CUDA one fused kernel (build_plan_cuda) and one host wait; elsewhere row_work then
 /// build_plan. `after_work()` runs on the host once F_i is enqueued or computed (before the sort
-/// that groups the rows: a phase mark between analysis and reorder).
+/// that groups the rows: a phase mark between analysis and reorder). `keep_order(bin_off)`, asked
+/// once the bins are known: true when the caller's kernels do not need the rows grouped by bin;
+/// then perm is the identity (on CUDA the sort is skipped) and `identity` is set.
 template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
                                              std::int64_t t2, std::int64_t bin_off[5], std::int64_t bin_max_work[4],
                                              std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                                             const std::function<void()>& after_work) {
+                                             const std::function<void()>& after_work,
+                                             const std::function<bool(const std::int64_t*)>& keep_order,
+                                             bool& identity) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                      bin_sum_work, after_work);
+      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
+                                  bin_sum_work, after_work, keep_order);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
@@ -565,6 +583,8 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
     after_work();
     build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
+    identity = keep_order(bin_off);
+    if (identity) identity_perm<Exec>(perm, n);  // (the grouped order is not needed)
   }
   return {sum, maxw};
 }
@@ -755,6 +775,14 @@ struct EscArgs {
   ValC valC;
   bool direct = true;  ///< destination row of position p: perm(p) if direct, else p
   bool drop = false;
+  /// perm is the identity (one bin, or the thread bin folded into the only other one): the
+  /// kernels take p as the row and skip the load of perm(p), one link of each row's chain of
+  /// dependent loads (EscSpgemm::analyze)
+  bool ident = false;
+  /// The row of plan position p.
+  KOKKOS_INLINE_FUNCTION typename PermView::non_const_value_type row_at(const std::int64_t p) const {
+    return ident ? static_cast<typename PermView::non_const_value_type>(p) : perm(p);
+  }
 };
 
 /// Level-0 scratch bytes of the tiled product loop below for a team of `team_size` threads.
@@ -1025,7 +1053,7 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
   const O sentinel = std::numeric_limits<O>::max();
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
-        const auto i = g.perm(p);
+        const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
         const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -1097,7 +1125,7 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
   const O empty = -1;  // columns are >= 0 (validated)
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -1164,7 +1192,7 @@ void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t r = team.league_rank();
         const std::int64_t p = begin + r;
-        const auto i = g.perm(p);
+        const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
         const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -1220,7 +1248,7 @@ void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t 
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const std::int64_t r = team.league_rank();
     const std::int64_t p = begin + r;
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -1289,7 +1317,7 @@ void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std
         const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
         if (p >= end) return;
         const StridedArray<V> acc{base + tr, T};
-        const auto i = g.perm(p);
+        const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
@@ -1329,7 +1357,7 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
   level_out = level;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
-        const auto i = g.perm(p);
+        const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
@@ -1390,7 +1418,7 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
   if (end <= begin) return;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
     const std::int64_t ce = static_cast<std::int64_t>(g.rowC(o + 1));
@@ -1509,7 +1537,7 @@ void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t en
         const std::int64_t p = begin + std::int64_t(team.league_rank()) * T + tr;
         if (p >= end) return;
         const StridedArray<V> acc{base + tr, T};
-        const auto i = g.perm(p);
+        const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
@@ -1553,7 +1581,7 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
     const int v = vec;  // lanes per thread (1 on host backends: vector_length_for)
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * rows + grp;
     const bool live = p < end;
-    const auto i = live ? g.perm(p) : 0;
+    const auto i = live ? g.row_at(p) : 0;
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = live ? static_cast<std::int64_t>(g.rowC(o)) : 0;
     const std::int64_t nc = live ? static_cast<std::int64_t>(g.rowC(o + 1)) - cb : 0;
@@ -1636,7 +1664,7 @@ void gather_row_bases(const Args& g, std::int64_t n, const IntView& rbase) {
       "kkperm::spgemm::esc::gather_row_bases", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p, int& upd, const bool final) {
         if (final) rbase(p) = upd;
-        upd += static_cast<int>(g.work(g.perm(p)));
+        upd += static_cast<int>(g.work(g.row_at(p)));
       });
 }
 
@@ -1653,7 +1681,7 @@ void gather_long_rows(const char* label, const Args& g, std::int64_t begin, std:
   Kokkos::parallel_for(
       label, policy_t(static_cast<int>(end - begin), team_size_for<Exec>(256)), KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
-        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        const std::int64_t i = static_cast<std::int64_t>(g.row_at(p));
         if (static_cast<std::int64_t>(g.work(i)) <= max_work) return;
         const std::int64_t o = g.direct ? i : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
@@ -1685,7 +1713,7 @@ void gather_rows_thread(const Args& g, std::int64_t n, std::int64_t nnz_c, std::
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::gather_rows", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         if (p == 0) gptr(nnz_c) = static_cast<int>(sum);
-        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        const std::int64_t i = static_cast<std::int64_t>(g.row_at(p));
         const std::int64_t o = g.direct ? i : p;
         const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i)), a1 = static_cast<std::int64_t>(g.rowA(i + 1));
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));

@@ -258,6 +258,10 @@ struct EscConfig {
   /// copy kernel and a reload). Rows the warp-row numeric does not take are copied first, as
   /// before. Off: the fill pass copies every stashed row.
   bool setup_fused_copy = true;
+  /// When one kernel takes every row (one bin, or the thread and warp bins alone with the thread
+  /// bin folded), the analysis skips the sort that groups rows by bin: perm is the identity and the
+  /// kernels take a row's position as the row, one dependent load fewer a row. Off: always sorted.
+  bool identity_plan = true;
   /// Tests: C's values are NaN and its columns -1 right after C is allocated, so that an entry no
   /// kernel writes (setup(), where no caller can poison C first) fails the comparison.
   bool poison_c = false;
@@ -303,6 +307,8 @@ struct EscStats {
   /// the last setup() wrote this many rows' stashed columns to C in its first numeric
   /// (EscConfig::setup_fused_copy; 0: the fill pass copied them)
   std::int64_t setup_fused_copy_rows = 0;
+  /// the last analysis kept the rows in order (EscConfig::identity_plan: no sort, no perm loads)
+  bool identity_plan = false;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
@@ -548,9 +554,32 @@ class EscSpgemm {
     perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
     // F_i and the bin plan at once (one fused kernel, a radix sort and one host wait on CUDA)
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::analyze");
+    // The rows keep their order (no sort, perm = identity, kernels skip the perm(p) load) when one
+    // kernel takes them all: one bin, or the thread and warp bins alone with the thread bin folded
+    // into the warp-row launch (plan_warp_rows' rule); then the thread bin is merged into the warp bin.
+    const bool rows_kernels = cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros;
+    const std::int64_t fold_below = cfg_.fold_thread_bin_below;
+    const bool allow = cfg_.identity_plan;
+    const auto keep_order = [allow, rows_kernels, fold_below](const std::int64_t* off) {
+      int nonempty = 0;
+      for (int b = 0; b < 4; ++b) nonempty += off[b + 1] > off[b];
+      return allow && (nonempty <= 1 || (rows_kernels && off[2] == off[4] && off[1] - off[0] < fold_below));
+    };
+    bool identity = false;
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
-        cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); });
+        cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
+        keep_order, identity);
+    ident_ = identity;
+    merged_thread_rows_ = 0;
+    if (ident_ && bin_off_[1] > bin_off_[0] && bin_off_[2] > bin_off_[1]) {  // thread bin into the warp bin
+      merged_thread_rows_ = bin_off_[1] - bin_off_[0];
+      bin_max_work_[1] = std::max(bin_max_work_[0], bin_max_work_[1]);
+      bin_max_ka_[1] = std::max(bin_max_ka_[0], bin_max_ka_[1]);
+      bin_sum_work_[1] += bin_sum_work_[0];
+      bin_max_work_[0] = bin_max_ka_[0] = bin_sum_work_[0] = 0;
+      bin_off_[1] = bin_off_[0];
+    }
     an_sum_ = sm[0];
     an_max_ = sm[1];
     an_rows_ = n;
@@ -592,6 +621,7 @@ class EscSpgemm {
 
     stats_.sum_work = an_sum_;
     stats_.max_work = an_max_;
+    stats_.identity_plan = ident_;
     clock_.span(&stats_.analysis_s, an_m0_, an_mid_);
     clock_.span(&stats_.plan_sort_s, an_mid_, an_m1_);
 
@@ -628,7 +658,7 @@ class EscSpgemm {
     region.reset();
     std::int64_t nnz = 0;
     region.emplace("kkperm::spgemm::esc::count_stats");
-    esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct, nnz, bin_max_c_);
+    esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct && !ident_, nnz, bin_max_c_);  // identity: cnt(p)
     region.reset();
     if (static_cast<std::uint64_t>(nnz) >
         static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()))
@@ -1228,6 +1258,7 @@ class EscSpgemm {
     g.valC = valC;
     g.direct = direct;
     g.drop = cfg_.drop_zeros;
+    g.ident = ident_;
     return g;
   }
 
@@ -1287,7 +1318,7 @@ class EscSpgemm {
     warp_rows_ = cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros;
     const bool fold = warp_rows_ && bin_off_[1] - bin_off_[0] < cfg_.fold_thread_bin_below;
     warp_begin_ = fold ? bin_off_[0] : bin_off_[1];
-    stats_.thread_bin_folded = fold && bin_off_[1] > bin_off_[0];
+    stats_.thread_bin_folded = (fold && bin_off_[1] > bin_off_[0]) || merged_thread_rows_ > 0;
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
@@ -1393,6 +1424,10 @@ class EscSpgemm {
   /// setup_fused_copy: plan positions whose stashed columns the first numeric writes to C (empty:
   /// none pending).
   std::int64_t defer_begin_ = 0, defer_end_ = 0;
+  /// the last analysis kept the rows in order (perm_ is the identity; EscConfig::identity_plan)
+  bool ident_ = false;
+  /// thread-bin rows the last analysis merged into the warp bin (identity plan)
+  std::int64_t merged_thread_rows_ = 0;
   bool warp_values_planned_ = false, block_values_planned_ = false;  ///< vstash_ holds their sums
   std::int64_t bin_off_[5] = {0, 0, 0, 0, 0};
   std::int64_t bin_max_work_[4] = {0, 0, 0, 0};

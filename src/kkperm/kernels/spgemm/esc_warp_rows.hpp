@@ -361,7 +361,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
                static_cast<std::int64_t>(lg.row) * (static_cast<std::int64_t>(per_row) / sizeof(O));
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;  // the row's lanes leave together; no team barrier follows
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -541,7 +541,7 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
         const int lane = team.team_rank() % W;
         const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + team.team_rank() / W;
         if (p >= end) return;
-        const std::int64_t o = g.direct ? static_cast<std::int64_t>(g.perm(p)) : p;
+        const std::int64_t o = g.direct ? static_cast<std::int64_t>(g.row_at(p)) : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const std::int64_t nc = static_cast<std::int64_t>(g.rowC(o + 1)) - cb;
         const auto* src = stash + soff(p - sbase);
@@ -619,7 +619,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
@@ -751,7 +751,7 @@ void symbolic_block_rows_launch(const Args& g, std::int64_t begin, std::int64_t 
     const int tr = team.team_rank(), ts = team.team_size();
     const int lane = tr % W, warp = tr / W, NW = ts / W;
     const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
@@ -890,7 +890,7 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
     const int tr = team.team_rank(), ts = team.team_size();
     const int lane = tr % W, warp = tr / W, NW = ts / W;
     const std::int64_t p = begin + team.league_rank();
-    const auto i = g.perm(p);
+    const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);
@@ -1073,7 +1073,7 @@ void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::in
         const std::int64_t p = std::int64_t(team.league_rank()) * R + lg.row;
         if (p >= n) return;  // whole group
         if (p == 0 && lane == 0) gptr(nnz_c) = static_cast<int>(sum);
-        const std::int64_t i = static_cast<std::int64_t>(g.perm(p));
+        const std::int64_t i = static_cast<std::int64_t>(g.row_at(p));
         const std::int64_t o = g.direct ? i : p;
         const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
         const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);
