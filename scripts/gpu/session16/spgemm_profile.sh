@@ -8,7 +8,8 @@
 #     VARIANTS interleaved; a variant is FOLDER[:EXTRA ARGS] ("new:--esc-team-rows": the new
 #     binaries with that flag; '+' stands for a space: "new:--esc-stash-mib+0"; a trailing
 #     "@CANDS" runs only those candidates for that variant: "new:--esc-warp-row-lanes+8@esc"),
-#     its files named by its index in VARIANTS;
+#     its files named by its index in VARIANTS; EXTRA: arguments for every run (session 30:
+#     "--trace-setup"); a tool the variant's folder does not carry is skipped;
 #  2. ncu kernel durations (all launches) of one RAP product (2D 5-point), for each candidate of
 #     NCU_CANDS and each variant (or the variant indices in NCU_VARIANTS; NCU= to skip).
 # Usage (GPU host, repo root):
@@ -35,13 +36,14 @@ for rep in $(seq 1 ${ROUNDS:-1}); do
       v=${V[$vi]}; cands=$CANDS; [[ $v == *@* ]] && cands=${v#*@} && v=${v%@*}
       d=${v%%:*}; extra=""; [[ $v == *:* ]] && extra=${v#*:}; extra=${extra//+/ }
       for tool in spgemm amg; do
+        [[ -x $C/$d/kkperm_$tool ]] || continue
         late "$tool $v $g rep $rep" && continue
         gen=$g; prod=""
         if [[ $g == A2:* ]]; then  # no SA prolongator (no full diagonal): A² only, no AMG
           [[ $tool == amg ]] && continue
           gen=${g#A2:}; prod="--products A2"
         fi
-        timeout "$(capped 150)" $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$cands" --repeat 10 --warmup 2 $extra \
+        timeout "$(capped 150)" $C/$d/kkperm_$tool --gen "$gen" $prod --candidates "$cands" --repeat 10 --warmup 2 ${EXTRA:-} $extra \
           --json "$R/${tool}_v${vi}_r${rep}_$i.json" > "$R/${tool}_v${vi}_r${rep}_$i.log" 2>&1
         echo "$tool v$vi=$v r$rep $i $g rc=$?" >> "$R/runs.txt"
       done
