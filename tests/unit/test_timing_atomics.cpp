@@ -258,6 +258,28 @@ TEST(LaunchTrace, RegionsMarkHostPhasesAndAreNotDeviceWork) {
     EXPECT_NEAR(s.device_busy_us, ev[1].device_end_us - ev[1].device_begin_us, 1e-6);
 }
 
+TEST(LaunchTrace, PhasesFollowEachOther) {
+  using kkperm::detail::TraceEvent;
+  kkperm::detail::LaunchTrace trace;
+  {
+    kkperm::detail::TracePhases phase;
+    phase.next("test::first");
+    phase.next("test::second");  // ends the first
+    phase.end();
+    phase.end();  // nothing open: no effect
+    phase.next("test::third");
+  }  // ends the third
+  const auto ev = trace.stop();
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].name, "test::first");
+  EXPECT_EQ(ev[1].name, "test::second");
+  EXPECT_EQ(ev[2].name, "test::third");
+  for (const auto& e : ev) EXPECT_EQ(e.kind, TraceEvent::Kind::region) << e.name;
+  EXPECT_LE(ev[0].host_end_us, ev[1].host_begin_us);
+  EXPECT_LE(ev[1].host_end_us, ev[2].host_begin_us);
+  EXPECT_GE(ev[2].host_end_us, ev[2].host_begin_us);
+}
+
 TEST(ReadBack, CopiesDeviceNumbersAfterEarlierWork) {
   for (const std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(700), std::size_t(20000)}) {
     I64View d("d", n);

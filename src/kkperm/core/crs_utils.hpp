@@ -119,10 +119,10 @@ std::string crs_shape_problem(const Matrix& A) {
   return {};
 }
 
-/// Row-start bitmap words check_crs_enqueue needs for A.
+/// Row-start bitmap words check_crs_enqueue needs for A (none without the sorted check).
 template <class Matrix>
-std::int64_t crs_check_words(const Matrix& A) {
-  return (static_cast<std::int64_t>(A.graph.entries.extent(0)) + 31) / 32;
+std::int64_t crs_check_words(const Matrix& A, bool require_sorted) {
+  return require_sorted ? (static_cast<std::int64_t>(A.graph.entries.extent(0)) + 31) / 32 : 0;
 }
 
 /// One matrix's part of the device structure check (see check_crs_enqueue): its arrays, sizes,
@@ -181,9 +181,9 @@ struct CrsCheckPart {
 
 /**
  * The device part of check_crs for one or two matrices whose crs_shape_problem is empty and
- * numRows() > 0 (`b` null for one): each part writes its `verdict` (2 words, zero on entry: n -
- * first bad row, nnz - first bad entry; 0 = none) using its `starts` (crs_check_words words, zero
- * on entry; unused unless `require_sorted`); read the verdicts after a wait.
+ * numRows() > 0 (`b` null for one; both parts with the same require_sorted): each part writes its
+ * `verdict` (2 words, zero on entry: n - first bad row, nnz - first bad entry; 0 = none) using its
+ * `starts` (crs_check_words words, zero on entry); read the verdicts after a wait.
  * Balanced over rows and nonzeros (a thread per row stalled on the hub rows of power-law
  * matrices: 15 ms for 10 M nonzeros on an H100):
  * 1. one thread per row of either matrix (CrsCheckPart::row);
@@ -199,13 +199,13 @@ struct CrsCheckPart {
  * on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
  */
 template <class Part>
-void check_crs_parts_enqueue(const Part& a, const Part* b, bool require_sorted) {
+void check_crs_parts_enqueue(const Part& a, const Part* b) {
   using exec_t = typename Part::exec_t;
   using ordinal_t = typename Part::ordinal_t;
   const Part pb = b != nullptr ? *b : Part();  // n = 0, no entries: never called
   const std::int64_t na = static_cast<std::int64_t>(a.n);
   const std::int64_t rows = na + static_cast<std::int64_t>(pb.n), ca = a.chunk, entries = ca + pb.chunk;
-  if (!require_sorted) {
+  if (!a.require_sorted) {  // (b's flag is a's: both come from one caller's choice)
     Kokkos::parallel_for(
         "kkperm::check_crs::rows_and_entries", kkperm::range_policy<exec_t>(0, rows + entries),
         KOKKOS_LAMBDA(const std::int64_t t) {
@@ -233,7 +233,7 @@ void check_crs_parts_enqueue(const Part& a, const Part* b, bool require_sorted) 
 template <class Matrix, class Verdict, class Starts>
 void check_crs_enqueue(const Matrix& A, bool require_sorted, const Verdict& verdict, const Starts& starts) {
   const CrsCheckPart<Matrix, Verdict, Starts> a(A, require_sorted, verdict, starts);
-  check_crs_parts_enqueue(a, static_cast<const CrsCheckPart<Matrix, Verdict, Starts>*>(nullptr), require_sorted);
+  check_crs_parts_enqueue(a, static_cast<const CrsCheckPart<Matrix, Verdict, Starts>*>(nullptr));
 }
 }  // namespace detail
 
@@ -257,7 +257,7 @@ CrsCheck check_crs(const Matrix& A, bool require_sorted = true) {
   out.problem = detail::crs_shape_problem(A);
   if (n == 0 || !out.problem.empty()) return out;
   const auto nnz_total = static_cast<offset_t>(entries.extent(0));
-  const std::int64_t words = require_sorted ? detail::crs_check_words(A) : 0;  // bitmap: sorted check only
+  const std::int64_t words = detail::crs_check_words(A, require_sorted);
   ws_t ws(ws_t::template bytes_for<std::uint64_t>(2) + ws_t::template bytes_for<std::uint32_t>(words));
   const auto zero_from = ws.mark();
   const auto verdict = ws.template take<std::uint64_t>(2);
@@ -326,9 +326,9 @@ void validate(const Matrix& A, const char* who, bool require_sorted = true) {
 }
 
 /// validate(A, whoA, sorted) and validate(B, whoB, sorted) with one wait for both verdicts (the
-/// checks of both matrices share their launches: one without the sorted check, else two); on a failure the failing matrix is checked again on its own
-/// for the message, so errors read exactly as validate's, A's first. When B is A (the same arrays
-/// and sizes, as for A²) A is checked once.
+/// checks of both matrices share their launches: one without the sorted check, else two); on a
+/// failure the failing matrix is checked again on its own for the message, so errors read exactly
+/// as validate's, A's first. When B is A (the same arrays and sizes, as for A²) A is checked once.
 template <class Matrix>
 void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const char* whoB, bool require_sorted = true) {
   using ws_t = detail::Workspace<typename Matrix::memory_space>;
@@ -347,9 +347,8 @@ void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const cha
   }
   std::uint64_t hv[4] = {0, 0, 0, 0};
   {
-    // row-start bitmaps only for the sorted check
-    const std::int64_t wa = require_sorted ? detail::crs_check_words(A) : 0;
-    const std::int64_t wb = require_sorted ? detail::crs_check_words(B) : 0;
+    const std::int64_t wa = detail::crs_check_words(A, require_sorted);
+    const std::int64_t wb = detail::crs_check_words(B, require_sorted);
     ws_t ws(ws_t::template bytes_for<std::uint64_t>(4) + ws_t::template bytes_for<std::uint32_t>(wa) +
             ws_t::template bytes_for<std::uint32_t>(wb));
     const auto zero_from = ws.mark();
@@ -361,7 +360,7 @@ void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const cha
     using part_t = detail::CrsCheckPart<Matrix, decltype(va), decltype(sa)>;
     const part_t pa(A, require_sorted, va, sa);
     const part_t pb(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
-    detail::check_crs_parts_enqueue(pa, &pb, require_sorted);  // one launch unsorted, else two
+    detail::check_crs_parts_enqueue(pa, &pb);  // one launch unsorted, else two
     detail::read_back<typename Matrix::execution_space>(hv, verdict.data(), 4, "kkperm::validate_pair");
   }
   if ((hv[0] | hv[1] | hv[2] | hv[3]) == 0) return;

@@ -29,6 +29,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,24 @@ class TraceRegion {
 
  private:
   bool on_ = false;
+};
+
+/// Consecutive phases of host code, each a TraceRegion: next(name) ends the current phase (if
+/// any) and starts `name`; end(), or destruction, ends the current one.
+class TracePhases {
+ public:
+  TracePhases() = default;
+  ~TracePhases() { end(); }
+  TracePhases(const TracePhases&) = delete;
+  TracePhases& operator=(const TracePhases&) = delete;
+  void next(const char* name) {
+    end();
+    region_.emplace(name);
+  }
+  void end() { region_.reset(); }
+
+ private:
+  std::optional<TraceRegion> region_;
 };
 
 class LaunchTrace {

@@ -89,7 +89,6 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -556,14 +555,12 @@ class EscSpgemm {
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::analyze");
     // The rows keep their order (no sort, perm = identity, kernels skip the perm(p) load) when one
     // kernel takes them all: one bin, or the thread and warp bins alone with the thread bin folded
-    // into the warp-row launch (plan_warp_rows' rule); then the thread bin is merged into the warp bin.
-    const bool rows_kernels = cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros;
-    const std::int64_t fold_below = cfg_.fold_thread_bin_below;
-    const bool allow = cfg_.identity_plan;
-    const auto keep_order = [allow, rows_kernels, fold_below](const std::int64_t* off) {
+    // into the warp-row launch (folds_thread_bin, plan_warp_rows' rule); then the thread bin is
+    // merged into the warp bin.
+    const auto keep_order = [this](const std::int64_t* off) {
       int nonempty = 0;
       for (int b = 0; b < 4; ++b) nonempty += off[b + 1] > off[b];
-      return allow && (nonempty <= 1 || (rows_kernels && off[2] == off[4] && off[1] - off[0] < fold_below));
+      return cfg_.identity_plan && (nonempty <= 1 || (off[2] == off[4] && folds_thread_bin(off[1] - off[0])));
     };
     bool identity = false;
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
@@ -642,24 +639,22 @@ class EscSpgemm {
     t0 = clock_.mark();
     // per-row counts: temporary, from the reusable workspace (no allocation; zeroed by one memset)
     using ws_t = kkperm::detail::Workspace<typename device_type::memory_space>;
-    std::optional<kkperm::detail::TraceRegion> region;
-    region.emplace("kkperm::spgemm::esc::count_workspace");
+    kkperm::detail::TracePhases phase;
+    phase.next("kkperm::spgemm::esc::count_workspace");
     ws_t ws(ws_t::template bytes_for<std::int64_t>(n));
     const auto cnt_from = ws.mark();
     const work_view cnt(ws.template take<std::int64_t>(n).data(), n);
     ws.template zero_since<exec>(cnt_from);
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
-    region.reset();
-    region.emplace("kkperm::spgemm::esc::plan_stash");
+    phase.next("kkperm::spgemm::esc::plan_stash");
     plan_stash(n);
-    region.reset();
-    region.emplace("kkperm::spgemm::esc::count_launch");
+    phase.next("kkperm::spgemm::esc::count_launch");
     run_symbolic_bins(g, /*fill=*/false);
-    region.reset();
+    phase.end();
     std::int64_t nnz = 0;
-    region.emplace("kkperm::spgemm::esc::count_stats");
+    phase.next("kkperm::spgemm::esc::count_stats");
     esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct && !ident_, nnz, bin_max_c_);  // identity: cnt(p)
-    region.reset();
+    phase.end();
     if (static_cast<std::uint64_t>(nnz) >
         static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()))
       KKPERM_THROW(EscCapacityError, "kkperm::spgemm_symbolic: nnz(C) = "
@@ -686,30 +681,28 @@ class EscSpgemm {
     rowmap_view rowD;
     entries_view entD;
     values_view valD;
-    region.emplace("kkperm::spgemm::esc::allocate_c");
+    phase.next("kkperm::spgemm::esc::allocate_c");
     try {
       allocate_c(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
     } catch (const std::exception& e) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
                                            << per_copy << " bytes) failed: " << e.what());
     }
-    region.reset();
-    region.emplace("kkperm::spgemm::esc::row_map");
+    phase.next("kkperm::spgemm::esc::row_map");
     esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
-    region.reset();
-    region.emplace("kkperm::spgemm::esc::fill_launch");
+    phase.next("kkperm::spgemm::esc::fill_launch");
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     defer_begin_ = defer_end_ = 0;
     run_symbolic_bins(g, /*fill=*/true);
     if (defer_end_ <= defer_begin_) release_stash();  // back to the pool (else after the first numeric)
-    region.reset();
+    phase.end();
     const auto t_slots = clock_.mark();
     clock_.span(&stats_.fill_s, t_fill, t_slots);
     slots_pending_ = cfg_.lazy_slot_map;
     numerics_since_symbolic_ = 0;
-    region.emplace("kkperm::spgemm::esc::slot_map");
+    phase.next("kkperm::spgemm::esc::slot_map");
     build_slot_map(g, A.nnz(), /*allocate=*/!slots_pending_);
-    region.reset();
+    phase.end();
     const auto t_end = clock_.mark();
     clock_.span(&stats_.slot_build_s, t_slots, t_end);
     clock_.span(&stats_.symbolic_s, t0, t_end);
@@ -1314,9 +1307,14 @@ class EscSpgemm {
   }
 
   /// Whether the warp-row kernels take the warp bin (and the thread bin when it is small).
+  /// Whether the symbolic passes use the warp-row kernels (plan_warp_rows).
+  bool uses_warp_rows() const { return cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros; }
+  /// Whether a thread bin of `rows` rows goes into the warp-row launch (plan_warp_rows; the
+  /// analysis's identity plan relies on the same rule).
+  bool folds_thread_bin(std::int64_t rows) const { return uses_warp_rows() && rows < cfg_.fold_thread_bin_below; }
   void plan_warp_rows() {
-    warp_rows_ = cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros;
-    const bool fold = warp_rows_ && bin_off_[1] - bin_off_[0] < cfg_.fold_thread_bin_below;
+    warp_rows_ = uses_warp_rows();
+    const bool fold = folds_thread_bin(bin_off_[1] - bin_off_[0]);
     warp_begin_ = fold ? bin_off_[0] : bin_off_[1];
     stats_.thread_bin_folded = (fold && bin_off_[1] > bin_off_[0]) || merged_thread_rows_ > 0;
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
