@@ -57,6 +57,13 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.identity_plan = !opt.has("--esc-sort-always");
+  const double plan_lanes = opt.get_double("--esc-plan-lanes", 0);
+  KKPERM_REQUIRE(plan_lanes == -1 || plan_lanes == 0 || plan_lanes == 1 || plan_lanes == 2 || plan_lanes == 4 || plan_lanes == 8 ||
+                     plan_lanes == 16 || plan_lanes == 32,
+                 "--esc-plan-lanes " << plan_lanes << ": -1 (session 30's rule), 0 (automatic), 1, 2, 4, 8, 16 or 32");
+  o.esc.plan_lanes = static_cast<int>(plan_lanes);
+  o.hash_in_validation = !opt.has("--plan-separate-hash");
+  o.late_verdict = !opt.has("--plan-validate-first");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -201,6 +208,17 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-sort-always", "",
            "ESC: the analysis always sorts the rows by bin (default since session 30: when one kernel "
            "takes every row, the rows keep their order and the kernels skip the permutation)"},
+          {"--esc-plan-lanes", "N",
+           "ESC: lanes a row of the CUDA analysis kernel, 1, 2, 4, 8, 16 or 32 (0: from A's mean row "
+           "length, the default since session 31; -1: the rule before it, a thread a row, a warp a row "
+           "for few long rows)",
+           "0"},
+          {"--plan-separate-hash", "",
+           "symbolic() hashes A and B for numeric()'s structure check in a kernel of its own at the end "
+           "(default since session 31: its validation pass adds the hash while it reads the same arrays)"},
+          {"--plan-validate-first", "",
+           "symbolic() waits for the validation's verdicts before the estimate (default since session "
+           "31: ESC reads them back with its bin plan, one host wait)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

@@ -252,12 +252,22 @@ TEST(SpgemmCandidates, NumericRejectsOneIndexChangeOfB) {
   ASSERT_TRUE(shifted);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
   const auto ref = reference_multiply(hA, hB);
+  // symbolic() hashes A and B in its validation pass (the default) or in a kernel of its own
+  for (const bool in_validation : {true, false})
   for (const Host* changed : {&hCol, &hRow}) {
     const auto B2 = kkperm::to_device<Matrix>(*changed);
+    kkperm::SpgemmPlanOptions o;
+    o.hash_in_validation = in_validation;
     for (auto c : kkperm::spgemm_candidates()) {
-      const std::string what =
-          kkperm::to_string(c) + (changed == &hCol ? " (column moved)" : " (row_map moved)");
-      auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+      const std::string what = kkperm::to_string(c) + (changed == &hCol ? " (column moved)" : " (row_map moved)") +
+                               (in_validation ? "" : " (separate hash)");
+      {  // after setup() (symbolic + first numeric, what an AMG setup calls)
+        auto fresh = kkperm::make_spgemm_plan<Matrix>(c, o);
+        fresh->setup(A, B);
+        EXPECT_THROW(fresh->numeric(A, B2), std::invalid_argument) << what << " after setup()";
+        EXPECT_NO_THROW(fresh->numeric(A, B)) << what << " after setup()";
+      }
+      auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
       plan->symbolic(A, B);
       EXPECT_TRUE(plan->numeric_reads_indices()) << what;  // the first numeric searches
       EXPECT_NO_THROW(plan->numeric(A, B)) << what;
@@ -273,6 +283,67 @@ TEST(SpgemmCandidates, NumericRejectsOneIndexChangeOfB) {
       Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
       EXPECT_NO_THROW(plan->numeric(A, B)) << what;
       EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref, what + " after a rejected numeric"));
+    }
+  }
+}
+
+// Invalid A or B are named before anything uses them, also when a candidate's analysis is
+// enqueued before the verdicts are read (SpgemmPlanOptions::late_verdict, ESC on CUDA: its key
+// kernel must not follow a column far outside B or a row_map past A's entries): the message is
+// validate's for the first bad matrix, with either setting and through symbolic() and setup().
+TEST(SpgemmCandidates, InvalidInputsAreNamedBeforeTheyAreUsed) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const Host hA = random_csr(300, 200, 1, 12, seed), hB = random_csr(200, 150, 1, 9, seed + 1);
+  Host colA = hA, colB = hB, rowA = hA, rowB = hB;
+  colA.entries[colA.entries.size() / 2] = 1 << 29;   // a column of A far outside B's rows
+  colB.entries[colB.entries.size() / 3] = -(1 << 29);  // a negative column of B
+  rowA.row_map[150] = static_cast<int>(rowA.entries.size()) + 100000;  // past A's entries
+  rowB.row_map[100] = rowB.row_map[99] - 1;                            // B's row_map decreases
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  struct Case {
+    const char* name;
+    Host a, b;
+    bool bad_a;
+  };
+  const std::vector<Case> cases = {{"column of A", colA, hB, true},
+                                   {"column of B", hA, colB, false},
+                                   {"row_map of A", rowA, hB, true},
+                                   {"row_map of B", hA, rowB, false},
+                                   {"both", colA, rowB, true}};
+  for (const auto& cs : cases) {
+    const auto dA = kkperm::to_device<Matrix>(cs.a), dB = kkperm::to_device<Matrix>(cs.b);
+    for (auto c : kkperm::spgemm_candidates()) {
+      const std::string who = "kkperm::spgemm_symbolic(" + kkperm::to_string(c) + ")";
+      std::string want;
+      try {
+        kkperm::validate(cs.bad_a ? dA : dB, (who + (cs.bad_a ? ": A" : ": B")).c_str(),
+                         !kkperm::info(c).accepts_unsorted);
+      } catch (const std::invalid_argument& e) {
+        want = e.what();
+      }
+      ASSERT_FALSE(want.empty()) << cs.name;
+      for (const bool late : {true, false})
+        for (const bool setup : {false, true}) {
+          const std::string what = std::string(cs.name) + " [" + kkperm::to_string(c) + "]" +
+                                   (late ? " late verdict" : " verdict first") + (setup ? ", setup" : ", symbolic");
+          kkperm::SpgemmPlanOptions o;
+          o.late_verdict = late;
+          auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
+          try {
+            if (setup)
+              plan->setup(dA, dB);
+            else
+              plan->symbolic(dA, dB);
+            ADD_FAILURE() << what << ": accepted";
+          } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()), want) << what;
+          }
+          EXPECT_FALSE(plan->has_symbolic()) << what;
+          // the plan works on valid input afterwards
+          plan->setup(A, B);
+          EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), reference_multiply(hA, hB), what + ", then valid"));
+        }
     }
   }
 }

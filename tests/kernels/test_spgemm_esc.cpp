@@ -696,6 +696,47 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
   }
 }
 
+// The analysis kernel's lanes a row (CUDA: 1 to 32 lanes walk a row of A; host: a row a thread
+// whatever is asked) do not change the plan: the same F_i sums and bins, the same C. Rows of 0 to
+// ~60 entries of A, so a group of lanes meets empty, short and longer-than-the-group rows; a
+// group's rows at the end of the last team lie past n.
+TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(1001, 300, 0, 60, seed);
+  const auto hB = random_csr(300, 280, 0, 9, seed + 1);
+  const auto ref = reference_multiply(hA, hB);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  EscConfig base;
+  base.warp_max = 100;  // the warp and block bins both get rows: the sorted plan
+  base.poison_c = true;
+  std::int64_t sum0 = -1, max0 = -1;
+  kkperm::spgemm::EscStats first;
+  for (const int lanes : {1, 2, 4, 8, 16, 32, 0, -1}) {
+    SCOPED_TRACE("plan_lanes " + std::to_string(lanes));
+    EscConfig cfg = base;
+    cfg.plan_lanes = lanes;
+    EscSpgemm<Matrix> esc(cfg);
+    const auto sm = esc.analyze(A, B);
+    esc.setup(A, B, /*analyzed=*/true);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "setup"));
+    if (sum0 < 0) {
+      sum0 = sm[0];
+      max0 = sm[1];
+      first = esc.stats();
+      EXPECT_GT(first.bin_rows[1], 0);
+      EXPECT_GT(first.bin_rows[2], 0);
+      continue;
+    }
+    EXPECT_EQ(sm[0], sum0);
+    EXPECT_EQ(sm[1], max0);
+    for (int b = 0; b < 4; ++b) {
+      EXPECT_EQ(esc.stats().bin_rows[b], first.bin_rows[b]) << b;
+      EXPECT_EQ(esc.stats().bin_max_work[b], first.bin_max_work[b]) << b;
+    }
+  }
+}
+
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot
 // map and gather plan, its first numeric searches without one and the second makes it again.
 TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {
@@ -906,6 +947,11 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     EscConfig c7;
     c7.numeric_fold_thread_mean = -1;
     EXPECT_THROW(EscSpgemm<Matrix>{c7}, std::invalid_argument);
+  }
+  for (int bad_lanes : {-2, 3, 12, 64}) {  // analysis lanes: -1 (session 30), 0 (auto), 1, 2, 4, 8, 16 or 32
+    EscConfig c8;
+    c8.plan_lanes = bad_lanes;
+    EXPECT_THROW(EscSpgemm<Matrix>{c8}, std::invalid_argument) << bad_lanes;
   }
   for (int bad_lanes : {-1, 1, 4, 12, 64}) {  // warp-row lanes: 0 (auto), 8, 16 or 32
     EscConfig c4;

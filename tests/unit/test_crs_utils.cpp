@@ -248,6 +248,94 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
   EXPECT_EQ(message([&] { kkperm::validate_pair(E, "who A", dB, "who B"); }), wantB);
 }
 
+// PairCheck: the structure hash its checks add from their reads equals the formula of
+// core/structure_hash.hpp summed on the host (both matrices' arrays, their salts, xor mix64 of
+// the length), with and without the sorted check (one launch or two) and for B = A (one read,
+// both matrices' terms); the verdicts read back by the caller (check(words)) decide as check()
+// does; shape problems and empty matrices are decided at once and not hashed.
+TEST(CrsUtils, PairCheckHashesWhatItReadsAndDecidesLate) {
+  using kkperm::detail::PairCheck;
+  const auto seed = kkperm::test::fresh_seed();
+  RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  using exec_t = Matrix::execution_space;
+  const auto host_hash = [](const kkperm::HostCsr<double, int, int>& a, const kkperm::HostCsr<double, int, int>& b) {
+    std::uint64_t h = 0;
+    const auto add = [&](const std::vector<int>& arr, std::uint32_t salt) {
+      for (std::size_t q = 0; q < arr.size(); ++q)
+        h += kkperm::detail::index_hash(q, static_cast<std::uint64_t>(arr[q]), salt);
+    };
+    add(a.entries, kkperm::detail::kSaltEntriesA);
+    add(a.row_map, kkperm::detail::kSaltRowMapA);
+    add(b.entries, kkperm::detail::kSaltEntriesB);
+    add(b.row_map, kkperm::detail::kSaltRowMapB);
+    const std::uint64_t len = a.entries.size() + a.row_map.size() + b.entries.size() + b.row_map.size();
+    return h ^ kkperm::detail::mix64(len);
+  };
+  Kokkos::View<std::int64_t*, Matrix::device_type> slots("kkperm::test::hash_slots", kkperm::detail::kHashSlots);
+  const auto device_hash = [&](const kkperm::HostCsr<double, int, int>& a, const kkperm::HostCsr<double, int, int>& b) {
+    std::int64_t hs[kkperm::detail::kHashSlots];
+    kkperm::detail::read_back<exec_t>(hs, slots.data(), kkperm::detail::kHashSlots, "test");
+    return kkperm::detail::structure_hash_finish(
+        hs, static_cast<std::int64_t>(a.entries.size() + a.row_map.size() + b.entries.size() + b.row_map.size()));
+  };
+  // several teams of 256 threads on CUDA: 3 000 rows, ~430 k entries
+  const auto hA = bernoulli_csr(3000, 1000, 7, rng), hB = bernoulli_csr(1000, 700, 5, rng);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  for (const bool sorted : {false, true}) {
+    SCOPED_TRACE(sorted ? "sorted" : "unsorted");
+    Kokkos::deep_copy(slots, 0);
+    PairCheck<Matrix> pc(A, "who A", B, "who B", sorted, slots.data());
+    EXPECT_TRUE(pc.hashed());
+    ASSERT_NE(pc.verdict_words(), nullptr);
+    std::uint64_t words[4] = {9, 9, 9, 9};
+    kkperm::detail::read_back<exec_t>(words, pc.verdict_words(), 4, "test");
+    EXPECT_EQ(words[0] | words[1] | words[2] | words[3], 0u);
+    EXPECT_NO_THROW(pc.check(words));
+    EXPECT_EQ(pc.verdict_words(), nullptr);
+    EXPECT_NO_THROW(pc.check());  // decided: a no-op
+    EXPECT_EQ(device_hash(hA, hB), host_hash(hA, hB));
+    Kokkos::deep_copy(slots, 0);
+    PairCheck<Matrix> same(A, "who A", A, "who B", sorted, slots.data());  // A²: one read, both terms
+    EXPECT_TRUE(same.hashed());
+    same.check();
+    EXPECT_EQ(device_hash(hA, hA), host_hash(hA, hA));
+  }
+  {  // without slots: no hash, the same verdicts
+    PairCheck<Matrix> pc(A, "who A", B, "who B", false);
+    EXPECT_FALSE(pc.hashed());
+    EXPECT_NO_THROW(pc.check());
+  }
+  // a bad B decided late: the caller's words carry the verdict, the message is validate's
+  auto badB = hB;
+  badB.entries[badB.entries.size() - 2] = 700;  // out of range
+  const auto dB = kkperm::to_device<Matrix>(badB);
+  std::string want;
+  try {
+    kkperm::validate(dB, "who B", false);
+  } catch (const std::invalid_argument& e) {
+    want = e.what();
+  }
+  ASSERT_FALSE(want.empty());
+  Kokkos::deep_copy(slots, 0);
+  PairCheck<Matrix> late(A, "who A", dB, "who B", false, slots.data());
+  std::uint64_t words[4] = {0, 0, 0, 0};
+  kkperm::detail::read_back<exec_t>(words, late.verdict_words(), 4, "test");
+  EXPECT_NE(words[2] | words[3], 0u);
+  try {
+    late.check(words);
+    ADD_FAILURE() << "a column outside B accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), want);
+  }
+  // an empty A: decided in the constructor, nothing pending, not hashed
+  const auto E = kkperm::to_device<Matrix>(bernoulli_csr(0, 0, 7, rng));
+  PairCheck<Matrix> empty(E, "who A", E, "who B", false, slots.data());
+  EXPECT_FALSE(empty.hashed());
+  EXPECT_EQ(empty.verdict_words(), nullptr);
+  EXPECT_THROW(PairCheck<Matrix>(E, "who A", dB, "who B", false, slots.data()), std::invalid_argument);
+}
+
 TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
   const auto seed = kkperm::test::fresh_seed();
   RecordProperty("seed", std::to_string(seed));

@@ -150,6 +150,34 @@ TEST(PhaseClock, SpansCoverTheirWorkAndResolveLater) {
   EXPECT_LT(again, whole);
 }
 
+// Clocks one after another (a fresh plan per setup) take the events earlier clocks gave back
+// (CUDA: CudaEventPool): a later clock's spans still bracket their own work, ordered as it is, and
+// two live clocks never share an event (their spans differ by the work between their marks).
+TEST(PhaseClock, FreshClocksReuseEventsSafely) {
+  using Exec = kkperm::DefaultExecSpace;
+  I64View out("out", 256);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    kkperm::detail::PhaseClock<Exec> a, b;
+    double small = -1.0, large = -1.0, outer = -1.0;
+    const auto a0 = a.mark();
+    const auto b0 = b.mark();
+    busy_loop(out, 200000);
+    const auto b1 = b.mark();
+    busy_loop(out, 2000000);
+    const auto a1 = a.mark();
+    b.span(&small, b0, b1);
+    a.span(&outer, a0, a1);
+    b.resolve();
+    a.resolve();
+    EXPECT_GT(small, 0.0);
+    EXPECT_GT(outer, 5.0 * small);  // eleven times the work
+    a.span(&large, a0);
+    a.resolve();
+    EXPECT_GE(large, outer);
+  }
+}
+
 TEST(LaunchTrace, RecordsKernelsCopiesAndAllocationsInOrder) {
   using kkperm::detail::TraceEvent;
   I64View out("out", 64);

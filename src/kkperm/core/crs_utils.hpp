@@ -9,15 +9,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 
+#include "kkperm/core/atomics.hpp"
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/host_csr.hpp"
 #include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/read_back.hpp"
+#include "kkperm/core/structure_hash.hpp"
 #include "kkperm/core/types.hpp"
+#include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 
 namespace kkperm {
@@ -143,6 +147,10 @@ struct CrsCheckPart {
   offset_t nnz_total = 0;
   std::int64_t chunk = 0;  ///< threads of the entry check
   bool require_sorted = true;
+  /// Structure-hash terms this part adds (structure_hash.hpp) while it reads the arrays: 0 (none),
+  /// 1 (as A or as B of a product) or 2 (B = A: both matrices' terms from one read).
+  int salts = 0;
+  std::uint32_t salt_rows[2] = {0, 0}, salt_entries[2] = {0, 0};
 
   CrsCheckPart() = default;
   CrsCheckPart(const Matrix& A, bool sorted, const Verdict& v, const Starts& st)
@@ -150,9 +158,30 @@ struct CrsCheckPart {
         m(A.numCols()), nnz_total(static_cast<offset_t>(A.graph.entries.extent(0))),
         chunk((static_cast<std::int64_t>(A.graph.entries.extent(0)) + kPer - 1) / kPer), require_sorted(sorted) {}
 
+  /// Adds this part's hash terms to the structure hash in `slots` (kHashSlots, zeroed first).
+  void hash_into(bool as_a, bool as_b) {
+    salts = 0;
+    if (as_a) {
+      salt_rows[salts] = kSaltRowMapA;
+      salt_entries[salts++] = kSaltEntriesA;
+    }
+    if (as_b) {
+      salt_rows[salts] = kSaltRowMapB;
+      salt_entries[salts++] = kSaltEntriesB;
+    }
+  }
+  /// The hash terms of value v at position pos of the row_map (rows) or the entries.
+  KOKKOS_INLINE_FUNCTION std::uint64_t terms(std::int64_t pos, std::uint64_t v, bool rows) const {
+    const std::uint32_t* salt = rows ? salt_rows : salt_entries;
+    std::uint64_t h = index_hash(static_cast<std::uint64_t>(pos), v, salt[0]);
+    if (salts > 1) h += index_hash(static_cast<std::uint64_t>(pos), v, salt[1]);
+    return h;
+  }
+
   /// Row i: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; marks the first entry
-  /// of a well-formed non-empty row in the bitmap (sorted checks only).
-  KOKKOS_INLINE_FUNCTION void row(const ordinal_t i) const {
+  /// of a well-formed non-empty row in the bitmap (sorted checks only). Returns the hash terms of
+  /// row_map(i) (and of row_map(n) for the last row), 0 without salts.
+  KOKKOS_INLINE_FUNCTION std::uint64_t row(const ordinal_t i) const {
     const offset_t b = row_map(i), e = row_map(i + 1);
     const bool bad = (i == 0 && b != 0) || e < b || e > nnz_total || (i == n - 1 && e != nnz_total);
     if (bad) {
@@ -160,12 +189,17 @@ struct CrsCheckPart {
     } else if (require_sorted && e > b && b >= 0) {
       Kokkos::atomic_or(&starts(b / 32), std::uint32_t(1u) << (b % 32));
     }
+    if (salts == 0) return 0;
+    std::uint64_t h = terms(i, static_cast<std::uint64_t>(b), true);
+    if (i == n - 1) h += terms(static_cast<std::int64_t>(n), static_cast<std::uint64_t>(e), true);
+    return h;
   }
   /// Entries t, t + chunk, ...: column in range and, when sorted, above its predecessor unless it
-  /// starts a row (needs the row pass's bitmap, so a later launch).
-  KOKKOS_INLINE_FUNCTION void entry_chunk(const std::int64_t t) const {
+  /// starts a row (needs the row pass's bitmap, so a later launch). Returns their hash terms.
+  KOKKOS_INLINE_FUNCTION std::uint64_t entry_chunk(const std::int64_t t) const {
     const std::int64_t nnz64 = static_cast<std::int64_t>(nnz_total);
     std::int64_t worst = -1;  // first bad entry of this thread (smallest k)
+    std::uint64_t h = 0;
     for (std::int64_t j = kPer - 1; j >= 0; --j) {
       const std::int64_t k = t + j * chunk;
       if (k >= nnz64) continue;
@@ -174,10 +208,40 @@ struct CrsCheckPart {
       if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 && entries(k - 1) >= c)
         bad = true;
       if (bad) worst = k;
+      if (salts > 0) h += terms(k, static_cast<std::uint64_t>(c), false);
     }
     if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
+    return h;
   }
 };
+
+/// parallel_for of f(t), t in [0, count), whose returned hash terms are summed into `slots`
+/// (kHashSlots): a warp adds its threads' terms with shuffles and one atomic goes to one slot.
+/// Without `slots`, a plain range launch (f's result unused).
+template <class Exec, class F>
+void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots, const F& f) {
+  if (count <= 0) return;
+  if (slots == nullptr) {
+    Kokkos::parallel_for(label, kkperm::range_policy<Exec>(0, count),
+                         KOKKOS_LAMBDA(const std::int64_t t) { (void)f(t); });
+    return;
+  }
+  using policy_t = kkperm::team_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  const int T = host ? 1 : 256, W = host ? 1 : 32;
+  const std::int64_t league = (count + T - 1) / T;
+  KKPERM_REQUIRE(league <= std::numeric_limits<int>::max(), label << ": " << count << " threads exceed one launch");
+  Kokkos::parallel_for(
+      label, policy_t(static_cast<int>(league), T), KOKKOS_LAMBDA(const member_t& team) {
+        const std::int64_t t = std::int64_t(team.league_rank()) * T + team.team_rank();
+        const std::uint64_t h = t < count ? f(t) : 0;  // every lane reaches the shuffles
+        const std::int64_t sum = kkperm::detail::warp_sum(static_cast<std::int64_t>(h), W);
+        if (team.team_rank() % W == 0 && sum != 0)
+          kkperm::atomic_add_i64(&slots[(std::int64_t(team.league_rank()) * (T / W) + team.team_rank() / W) % kHashSlots],
+                                 sum);  // wraps mod 2^64
+      });
+}
 
 /**
  * The device part of check_crs for one or two matrices whose crs_shape_problem is empty and
@@ -195,38 +259,36 @@ struct CrsCheckPart {
  * about 10 µs of work.
  * The first offender of each kind is kept as "count - index" with an atomic max, so the
  * zero-filled workspace means "none" and the usual case needs no atomics at all.
+ * With `hash_slots` (kHashSlots words, zeroed), the parts' structure-hash terms (their `salts`)
+ * are summed there too (for_each_hashed: team launches, a warp sum and one atomic a warp).
  * (Was: two scalar copies, a RangePolicy Min reduction per pass and an allocated bitmap: 0.37 ms
  * on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
  */
 template <class Part>
-void check_crs_parts_enqueue(const Part& a, const Part* b) {
+void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_slots = nullptr) {
   using exec_t = typename Part::exec_t;
   using ordinal_t = typename Part::ordinal_t;
   const Part pb = b != nullptr ? *b : Part();  // n = 0, no entries: never called
   const std::int64_t na = static_cast<std::int64_t>(a.n);
   const std::int64_t rows = na + static_cast<std::int64_t>(pb.n), ca = a.chunk, entries = ca + pb.chunk;
   if (!a.require_sorted) {  // (b's flag is a's: both come from one caller's choice)
-    Kokkos::parallel_for(
-        "kkperm::check_crs::rows_and_entries", kkperm::range_policy<exec_t>(0, rows + entries),
-        KOKKOS_LAMBDA(const std::int64_t t) {
-          if (t < na) a.row(static_cast<ordinal_t>(t));
-          else if (t < rows) pb.row(static_cast<ordinal_t>(t - na));
-          else if (t < rows + ca) a.entry_chunk(t - rows);
-          else pb.entry_chunk(t - rows - ca);
-        });
+    for_each_hashed<exec_t>("kkperm::check_crs::rows_and_entries", rows + entries, hash_slots,
+                            KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
+                              if (t < na) return a.row(static_cast<ordinal_t>(t));
+                              if (t < rows) return pb.row(static_cast<ordinal_t>(t - na));
+                              if (t < rows + ca) return a.entry_chunk(t - rows);
+                              return pb.entry_chunk(t - rows - ca);
+                            });
     return;
   }
-  Kokkos::parallel_for(
-      "kkperm::check_crs::rows", kkperm::range_policy<exec_t>(0, rows), KOKKOS_LAMBDA(const std::int64_t t) {
-        if (t < na) a.row(static_cast<ordinal_t>(t));
-        else pb.row(static_cast<ordinal_t>(t - na));
-      });
-  if (entries > 0)
-    Kokkos::parallel_for(
-        "kkperm::check_crs::entries", kkperm::range_policy<exec_t>(0, entries), KOKKOS_LAMBDA(const std::int64_t t) {
-          if (t < ca) a.entry_chunk(t);
-          else pb.entry_chunk(t - ca);
-        });
+  for_each_hashed<exec_t>("kkperm::check_crs::rows", rows, hash_slots,
+                          KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
+                            return t < na ? a.row(static_cast<ordinal_t>(t)) : pb.row(static_cast<ordinal_t>(t - na));
+                          });
+  for_each_hashed<exec_t>("kkperm::check_crs::entries", entries, hash_slots,
+                          KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
+                            return t < ca ? a.entry_chunk(t) : pb.entry_chunk(t - ca);
+                          });
 }
 
 /// check_crs_parts_enqueue for one matrix.
@@ -325,49 +387,106 @@ void validate(const Matrix& A, const char* who, bool require_sorted = true) {
                              << ", nnz " << A.nnz() << "): " << c.problem);
 }
 
+namespace detail {
+/**
+ * validate_pair in two steps, so that work can be enqueued between the device checks and the
+ * wait for their verdicts: the constructor enqueues the checks of A and B (sharing their
+ * launches: one without the sorted check, else two) and, given `hash_slots` (kHashSlots words,
+ * zeroed), adds the structure hash of (A, B) (structure_hash.hpp) from the same reads; check()
+ * waits for the 4 verdict words and throws as validate_pair does; check(words) decides from the
+ * words a caller read back itself from verdict_words() (the ESC analysis brings them back with
+ * its bin plan, one host wait instead of two). Until then the matrices may be invalid: work
+ * enqueued in between must not index memory through them unguarded.
+ * Shape problems and empty matrices are decided in the constructor (plain checks, at once; no
+ * hash: hashed() is false). When B is A (the same arrays and sizes, as for A²) A is checked once
+ * and its single read adds both matrices' hash terms. On a failure the failing matrix is checked
+ * again on its own for the message, so errors read exactly as validate's, A's first.
+ * H100, session 30, run 228 (3D 7-point R(AP) setup, traced): the check took 39 µs and the hash
+ * kept for numeric reuse another 34 µs over the same ~105 MB of index arrays; the verdict's own
+ * read-back left the device idle for ~40 µs before the analysis.
+ */
+template <class Matrix>
+class PairCheck {
+ public:
+  PairCheck(const Matrix& A, const char* whoA, const Matrix& B, const char* whoB, bool require_sorted = true,
+            std::int64_t* hash_slots = nullptr)
+      : A_(A), B_(B), who_a_(whoA), who_b_(whoB), sorted_(require_sorted) {
+    using ws_t = Workspace<typename Matrix::memory_space>;
+    same_ = A.numRows() == B.numRows() && A.numCols() == B.numCols() &&
+            A.graph.row_map.data() == B.graph.row_map.data() &&
+            A.graph.row_map.extent(0) == B.graph.row_map.extent(0) &&
+            A.graph.entries.data() == B.graph.entries.data() &&
+            A.graph.entries.extent(0) == B.graph.entries.extent(0) && A.values.extent(0) == B.values.extent(0);
+    const bool devA = A.numRows() > 0 && crs_shape_problem(A).empty();
+    const bool devB = same_ || (B.numRows() > 0 && crs_shape_problem(B).empty());
+    if (!devA || !devB) {  // a shape problem or an empty matrix: the plain checks say it all
+      validate(A, whoA, require_sorted);
+      if (!same_) validate(B, whoB, require_sorted);
+      return;
+    }
+    const std::int64_t wa = crs_check_words(A, require_sorted);
+    const std::int64_t wb = same_ ? 0 : crs_check_words(B, require_sorted);
+    ws_ = std::make_unique<ws_t>(ws_t::template bytes_for<std::uint64_t>(4) + ws_t::template bytes_for<std::uint32_t>(wa) +
+                                 ws_t::template bytes_for<std::uint32_t>(wb));
+    const auto zero_from = ws_->mark();
+    const auto verdict = ws_->template take<std::uint64_t>(4);  // A's two words, then B's
+    const auto sa = ws_->template take<std::uint32_t>(wa);
+    const auto sb = ws_->template take<std::uint32_t>(wb);
+    ws_->template zero_since<typename Matrix::execution_space>(zero_from);
+    verdict_ = verdict.data();
+    const auto va = Kokkos::subview(verdict, std::make_pair(0, 2));
+    using part_t = CrsCheckPart<Matrix, decltype(va), decltype(sa)>;
+    part_t pa(A, require_sorted, va, sa);
+    part_t pb = same_ ? part_t() : part_t(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
+    hashed_ = hash_slots != nullptr;
+    if (hashed_) {
+      pa.hash_into(true, same_);
+      pb.hash_into(false, !same_);
+    }
+    check_crs_parts_enqueue(pa, same_ ? nullptr : &pb, hash_slots);
+  }
+  PairCheck(const PairCheck&) = delete;
+  PairCheck& operator=(const PairCheck&) = delete;
+
+  /// Whether the hash of (A, B) went to the constructor's `hash_slots`.
+  bool hashed() const { return hashed_; }
+  /// Device address of the 4 verdict words while they are not decided; nullptr after check().
+  const std::uint64_t* verdict_words() const { return ws_ ? verdict_ : nullptr; }
+  /// Waits for the verdicts and throws std::invalid_argument naming the first bad matrix (no-op
+  /// once decided).
+  void check() {
+    if (!ws_) return;
+    std::uint64_t hv[4] = {0, 0, 0, 0};
+    read_back<typename Matrix::execution_space>(hv, verdict_, 4, "kkperm::validate_pair");
+    check(hv);
+  }
+  /// check() from the 4 words of verdict_words() read back by the caller.
+  void check(const std::uint64_t* words) {
+    if (!ws_) return;
+    ws_.reset();
+    if ((words[0] | words[1] | words[2] | words[3]) == 0) return;
+    validate(A_, who_a_.c_str(), sorted_);
+    if (!same_) validate(B_, who_b_.c_str(), sorted_);
+    KKPERM_THROW(std::logic_error, who_a_ << " / " << who_b_ << ": the paired structure check failed but the "
+                                              "single checks pass");
+  }
+
+ private:
+  Matrix A_, B_;
+  std::string who_a_, who_b_;
+  bool sorted_ = true, same_ = false, hashed_ = false;
+  std::unique_ptr<Workspace<typename Matrix::memory_space>> ws_;  ///< holds the verdicts until check()
+  const std::uint64_t* verdict_ = nullptr;
+};
+}  // namespace detail
+
 /// validate(A, whoA, sorted) and validate(B, whoB, sorted) with one wait for both verdicts (the
 /// checks of both matrices share their launches: one without the sorted check, else two); on a
 /// failure the failing matrix is checked again on its own for the message, so errors read exactly
 /// as validate's, A's first. When B is A (the same arrays and sizes, as for A²) A is checked once.
 template <class Matrix>
 void validate_pair(const Matrix& A, const char* whoA, const Matrix& B, const char* whoB, bool require_sorted = true) {
-  using ws_t = detail::Workspace<typename Matrix::memory_space>;
-  if (A.numRows() == B.numRows() && A.numCols() == B.numCols() && A.graph.row_map.data() == B.graph.row_map.data() &&
-      A.graph.row_map.extent(0) == B.graph.row_map.extent(0) && A.graph.entries.data() == B.graph.entries.data() &&
-      A.graph.entries.extent(0) == B.graph.entries.extent(0) && A.values.extent(0) == B.values.extent(0)) {
-    validate(A, whoA, require_sorted);
-    return;
-  }
-  const bool devA = A.numRows() > 0 && detail::crs_shape_problem(A).empty();
-  const bool devB = B.numRows() > 0 && detail::crs_shape_problem(B).empty();
-  if (!devA || !devB) {  // a shape problem or an empty matrix: the plain checks say it all
-    validate(A, whoA, require_sorted);
-    validate(B, whoB, require_sorted);
-    return;
-  }
-  std::uint64_t hv[4] = {0, 0, 0, 0};
-  {
-    const std::int64_t wa = detail::crs_check_words(A, require_sorted);
-    const std::int64_t wb = detail::crs_check_words(B, require_sorted);
-    ws_t ws(ws_t::template bytes_for<std::uint64_t>(4) + ws_t::template bytes_for<std::uint32_t>(wa) +
-            ws_t::template bytes_for<std::uint32_t>(wb));
-    const auto zero_from = ws.mark();
-    const auto verdict = ws.template take<std::uint64_t>(4);  // A's two words, then B's
-    const auto sa = ws.template take<std::uint32_t>(wa);
-    const auto sb = ws.template take<std::uint32_t>(wb);
-    ws.template zero_since<typename Matrix::execution_space>(zero_from);
-    const auto va = Kokkos::subview(verdict, std::make_pair(0, 2));
-    using part_t = detail::CrsCheckPart<Matrix, decltype(va), decltype(sa)>;
-    const part_t pa(A, require_sorted, va, sa);
-    const part_t pb(B, require_sorted, Kokkos::subview(verdict, std::make_pair(2, 4)), sb);
-    detail::check_crs_parts_enqueue(pa, &pb);  // one launch unsorted, else two
-    detail::read_back<typename Matrix::execution_space>(hv, verdict.data(), 4, "kkperm::validate_pair");
-  }
-  if ((hv[0] | hv[1] | hv[2] | hv[3]) == 0) return;
-  validate(A, whoA, require_sorted);
-  validate(B, whoB, require_sorted);
-  KKPERM_THROW(std::logic_error, whoA << " / " << whoB << ": the paired structure check failed but the single "
-                                         "checks pass");
+  detail::PairCheck<Matrix>(A, whoA, B, whoB, require_sorted).check();
 }
 
 }  // namespace kkperm

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -31,6 +32,61 @@
 #include "kkperm/core/error.hpp"
 
 namespace kkperm::detail {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+/// Process-wide free list of the CUDA events PhaseClock records: a clock takes events others gave
+/// back instead of creating its own, and gives them back when it goes (the events left are
+/// destroyed at Kokkos::finalize). Why: a one-shot SpGEMM setup on a fresh plan marks ~12 phases,
+/// and each mark of a fresh clock was a cudaEventCreate on the host between launches, while the
+/// device waits at the setup's host synchronizations (session 31). Thread-safe.
+class CudaEventPool {
+ public:
+  static cudaEvent_t take() {
+    State& s = state();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!s.hook) {
+        Kokkos::push_finalize_hook([] { release_all(); });
+        s.hook = true;
+      }
+      if (!s.free.empty()) {
+        const cudaEvent_t e = s.free.back();
+        s.free.pop_back();
+        return e;
+      }
+    }
+    cudaEvent_t e = nullptr;
+    throw_if_cuda_error(cudaEventCreate(&e), "kkperm::detail::PhaseClock", "cudaEventCreate");
+    return e;
+  }
+  static void give(cudaEvent_t e) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.hook)
+      s.free.push_back(e);
+    else
+      cudaEventDestroy(e);  // after finalize: nothing keeps it
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::vector<cudaEvent_t> free;
+    bool hook = false;  ///< a finalize hook is registered (reset when it runs)
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+  static void release_all() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (cudaEvent_t e : s.free) cudaEventDestroy(e);
+    s.free.clear();
+    s.hook = false;
+  }
+};
+#endif
 
 template <class Exec>
 class PhaseClock {
@@ -45,7 +101,7 @@ class PhaseClock {
   }
   ~PhaseClock() {
 #if defined(KOKKOS_ENABLE_CUDA)
-    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    for (cudaEvent_t e : events_) CudaEventPool::give(e);
 #endif
   }
 
@@ -53,11 +109,7 @@ class PhaseClock {
   mark_t mark() {
     if (on_device()) {
 #if defined(KOKKOS_ENABLE_CUDA)
-      if (used_ == events_.size()) {
-        cudaEvent_t e = nullptr;
-        check(cudaEventCreate(&e), "cudaEventCreate");
-        events_.push_back(e);
-      }
+      if (used_ == events_.size()) events_.push_back(CudaEventPool::take());
       check(cudaEventRecord(events_[used_], Kokkos::Cuda().cuda_stream()), "cudaEventRecord");
       return static_cast<mark_t>(used_++);
 #endif

@@ -96,4 +96,34 @@ void read_back(T* host, const T* device, std::size_t count, const char* who) {
                     Kokkos::View<const T*, mem_t, Kokkos::MemoryUnmanaged>(device, count));
 }
 
+/// read_back of two device ranges with one wait: host1[0, count1) = device1[...] and
+/// host2[0, count2) = device2[...] (count2 may be 0). Same rules as read_back.
+template <class Exec, class T, class U>
+void read_back2(T* host1, const T* device1, std::size_t count1, U* host2, const U* device2, std::size_t count2,
+                const char* who) {
+  static_assert(std::is_trivially_copyable<T>::value && std::is_trivially_copyable<U>::value,
+                "kkperm::detail::read_back2: trivially copyable values");
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
+    const std::size_t bytes1 = count1 * sizeof(T), at2 = (bytes1 + 15) / 16 * 16, bytes2 = count2 * sizeof(U);
+    if (bytes1 + bytes2 == 0) return;
+    const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
+    std::lock_guard<std::mutex> lock(PinnedStaging::mutex());
+    auto* stage = static_cast<unsigned char*>(PinnedStaging::get(at2 + bytes2, who));
+    if (bytes1 > 0)
+      throw_if_cuda_error(cudaMemcpyAsync(stage, device1, bytes1, cudaMemcpyDeviceToHost, stream), who,
+                          "cudaMemcpyAsync (read back)");
+    if (bytes2 > 0)
+      throw_if_cuda_error(cudaMemcpyAsync(stage + at2, device2, bytes2, cudaMemcpyDeviceToHost, stream), who,
+                          "cudaMemcpyAsync (read back)");
+    throw_if_cuda_error(cudaStreamSynchronize(stream), who, "cudaStreamSynchronize (read back)");
+    if (bytes1 > 0) std::memcpy(host1, stage, bytes1);
+    if (bytes2 > 0) std::memcpy(host2, stage + at2, bytes2);
+    return;
+  }
+#endif
+  read_back<Exec>(host1, device1, count1, who);
+  read_back<Exec>(host2, device2, count2, who);
+}
+
 }  // namespace kkperm::detail

@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/structure_hash.hpp"
 #include "kkperm/core/workspace.hpp"
 #include "kkperm/features/int_stats.hpp"
 #include "kkperm/permute/device_sort.hpp"
@@ -40,13 +41,7 @@
 #include "kkperm/permute/reference.hpp"
 
 namespace kkperm::detail {
-
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// mix64 (splitmix64's finaliser): core/structure_hash.hpp
 
 enum GreedyMode : int { kWarpAware = 0, kCta = 1, kHyb1 = 2, kHyb21 = 3, kHyb22 = 4, kHyb23 = 5 };
 

@@ -2,6 +2,7 @@
 // cuSPARSE plans live in plugins/cusparse (CUDA builds).
 #include "kkperm/select/spgemm_candidates.hpp"
 
+#include <atomic>
 #include <limits>
 #include <sstream>
 
@@ -84,9 +85,13 @@ class EscPlan final : public SpgemmPlan<Matrix> {
   const spgemm::EscStats& stats() const { return esc_.stats(); }
 
  protected:
-  SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B) override {
+  SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B, detail::PairCheck<Matrix>& check) override {
     SpgemmWorkEstimate e = spgemm_work_sizes(A, B);
-    const auto sw = esc_.analyze(A, B);  // kept: symbolic_impl does not repeat it
+    // the validation's verdicts come back with the bin plan (one host wait) when still pending
+    spgemm::esc_impl::PendingVerdict pending;
+    pending.words = check.verdict_words();
+    pending.decide = [&check](const std::uint64_t* words) { check.check(words); };
+    const auto sw = esc_.analyze(A, B, pending);  // kept: symbolic_impl does not repeat it
     e.sum_work = sw[0];
     e.max_work = sw[1];
     return e;
@@ -197,8 +202,19 @@ std::vector<SpgemmCandidate> spgemm_candidates() {
 
 std::size_t device_memory_bytes() {
 #ifdef KKPERM_ENABLE_CUDA
+  // A device's total memory does not change: asked once per device (cudaMemGetInfo took 4.7 µs
+  // on the host, H100 run 219, and the guard asks on every symbolic()).
+  constexpr int kDevices = 64;
+  static std::atomic<std::size_t> known[kDevices] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+  if (dev >= 0 && dev < kDevices) {
+    const std::size_t k = known[dev].load(std::memory_order_relaxed);
+    if (k != 0) return k;
+  }
   std::size_t free_b = 0, total_b = 0;
   if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
+  if (dev >= 0 && dev < kDevices) known[dev].store(total_b, std::memory_order_relaxed);
   return total_b;
 #else
   return 0;

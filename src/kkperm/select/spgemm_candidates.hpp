@@ -133,6 +133,13 @@ struct SpgemmPlanOptions {
   spgemm::EscConfig esc;          ///< for the esc / esc_permuted candidates
   SpgemmGuardLimits guard;
   bool check_reuse = true;        ///< numeric(): verify structure hash of A and B
+  /// symbolic() hashes A and B (check_reuse) in its validation pass, which reads the same index
+  /// arrays, instead of a hash kernel of its own (off: perf_test --plan-separate-hash).
+  bool hash_in_validation = true;
+  /// A candidate whose estimate can take the validation's verdicts along with its own read-back
+  /// (ESC on CUDA: with the bin plan) does so; off: symbolic() waits for the verdicts first
+  /// (perf_test --plan-validate-first).
+  bool late_verdict = true;
 };
 
 /**
@@ -211,8 +218,12 @@ class SpgemmPlan {
 
  protected:
   /// The guard's work estimate; a candidate that needs the same pass anyway (ESC) overrides this
-  /// to keep what it computed. A and B are validated when it is called.
-  virtual SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B) {
+  /// to keep what it computed. `check` holds the validation of A and B, maybe still in flight
+  /// (SpgemmPlanOptions::late_verdict): nothing may index memory through A or B unguarded before
+  /// check.check() (or check.check(words) with words read back from check.verdict_words()) has
+  /// returned; the plan calls check.check() itself after this returns or throws.
+  virtual SpgemmWorkEstimate estimate_impl(const Matrix& A, const Matrix& B, detail::PairCheck<Matrix>& check) {
+    check.check();
     return estimate_spgemm_work(A, B);
   }
   /// Runs right after estimate_impl(A, B) with the same matrices.
@@ -235,13 +246,27 @@ class SpgemmPlan {
                                                    << A.numCols() << " but B is " << B.numRows()
                                                    << " x " << B.numCols());
     const bool sorted = !info(candidate_).accepts_unsorted;
+    // The validation enqueued (and, with check_reuse, the structure hash numeric() compares
+    // against, from the same reads); its verdicts read back here, or by the estimate with its own
+    // (late_verdict), and decided before anything else uses A or B.
+    check_.clear();
+    std::unique_ptr<detail::PairCheck<Matrix>> pc;
     {
       const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::validate");
-      validate_pair(A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted);  // one wait for both
+      pc = std::make_unique<detail::PairCheck<Matrix>>(
+          A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted,
+          opts_.check_reuse && opts_.hash_in_validation ? check_.begin_record() : nullptr);
+      if (!opts_.late_verdict) pc->check();  // one wait for both matrices
     }
     {
       const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::estimate");
-      est_ = estimate_impl(A, B);
+      try {
+        est_ = estimate_impl(A, B, *pc);
+      } catch (...) {
+        pc->check();  // an invalid A or B is the error to report
+        throw;
+      }
+      pc->check();
     }
     const std::string reason =
         spgemm_guard_reason(candidate_, est_, sizeof(typename Matrix::non_const_value_type),
@@ -252,7 +277,9 @@ class SpgemmPlan {
       values = setup_symbolic_impl(A, B);
     else
       symbolic_impl(A, B);
-    if (opts_.check_reuse) {
+    if (opts_.check_reuse && pc->hashed()) {
+      check_.end_record(A, B);  // hashed by the validation
+    } else if (opts_.check_reuse) {
       const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::record_structure");
       check_.record(A, B);  // enqueued, no wait; numeric() compares
     }

@@ -17,6 +17,7 @@
 #include "kkperm/core/launch_trace.hpp"
 #include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/read_back.hpp"
+#include "kkperm/core/structure_hash.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -99,28 +100,10 @@ kkperm::team_policy<Exec> row_thread_policy(std::int64_t rows, std::size_t bytes
   return pol;
 }
 
-/// splitmix64 finaliser (structure hash).
-KOKKOS_INLINE_FUNCTION std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Hash of one index value at position `pos` of a structure array (`salt` tells the arrays
-/// apart): 32-bit multiplies only (murmur3's finaliser), summed in 64 bits by the caller. A 64-bit
-/// splitmix per index made the check compute-bound (three emulated 64-bit multiplies per index:
-/// 45 us for 12 M indices on the H100, session 7).
-KOKKOS_INLINE_FUNCTION std::uint64_t index_hash(std::uint64_t pos, std::uint64_t value, std::uint32_t salt) {
-  std::uint32_t h = static_cast<std::uint32_t>(pos) * 0x9E3779B1u ^ static_cast<std::uint32_t>(pos >> 32) ^
-                    (static_cast<std::uint32_t>(value) + static_cast<std::uint32_t>(value >> 32) * 0x7FEB352Du) ^ salt;
-  h ^= h >> 16;
-  h *= 0x85EBCA6Bu;
-  h ^= h >> 13;
-  h *= 0xC2B2AE35u;
-  h ^= h >> 16;
-  return h;
-}
+// The hash's pieces live in core/structure_hash.hpp (the plan's validation adds the same terms).
+using kkperm::detail::index_hash;
+using kkperm::detail::kHashSlots;
+using kkperm::detail::mix64;
 
 /// Order-independent 64-bit hash of two CRS structures together (row_map and entries of A and of
 /// B, which determine them fully), used to check that numeric reuse receives the matrices the
@@ -136,8 +119,10 @@ KOKKOS_INLINE_FUNCTION std::uint64_t index_hash(std::uint64_t pos, std::uint64_t
 /// 7, and a host wait each), then one team reduction over the arrays laid end to end with a
 /// branch per index (~37 us each for the 2D AMG products, run 102; the registry hashed twice a
 /// setup and waited for each); a team per chunk, 30 us (run 110, ~1.1 TB/s, ~51 % warps active:
-/// ~3900 short teams); the grid-stride wave replaces that (session 18).
-inline constexpr int kHashSlots = 32;
+/// ~3900 short teams); the grid-stride wave replaces that (session 18). Since session 31 the
+/// SpGEMM plan's symbolic() adds these terms in its validation pass (the same arrays, one read:
+/// kkperm::detail::PairCheck); this kernel hashes what numeric() is given, and symbolic() when
+/// the validation could not (an empty matrix, A² with B = A checked once).
 
 /// Σ index_hash over a(b + u·T + rank) for u < kPer (below len): the kPer loads first, then the
 /// hashes, so a thread has all its loads in flight at once. (16-byte loads of whole aligned
@@ -208,13 +193,13 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
           const int k = r < t1 ? 0 : (r < t2 ? 1 : (r < t3 ? 2 : 3));  // the same for the whole team
           const std::int64_t b = (r - (k == 0 ? 0 : (k == 1 ? t1 : (k == 2 ? t2 : t3)))) * per_team;
           if (k == 0)
-            h += hash_chunk<kPer>(entA, b, len0, T, tr, 0x1u);
+            h += hash_chunk<kPer>(entA, b, len0, T, tr, kkperm::detail::kSaltEntriesA);
           else if (k == 1)
-            h += hash_chunk<kPer>(rowA, b, len1, T, tr, 0x2B7E1516u);
+            h += hash_chunk<kPer>(rowA, b, len1, T, tr, kkperm::detail::kSaltRowMapA);
           else if (k == 2)
-            h += hash_chunk<kPer>(entB, b, len2, T, tr, 0x28AED2A6u);
+            h += hash_chunk<kPer>(entB, b, len2, T, tr, kkperm::detail::kSaltEntriesB);
           else
-            h += hash_chunk<kPer>(rowB, b, len3, T, tr, 0xABF71588u);
+            h += hash_chunk<kPer>(rowB, b, len3, T, tr, kkperm::detail::kSaltRowMapB);
         }
         const std::int64_t sum = kkperm::detail::warp_sum(static_cast<std::int64_t>(h), W);
         if (tr % W == 0)
@@ -223,9 +208,7 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
 }
 
 inline std::uint64_t structure_hash2_finish(const std::int64_t* host_slots, std::int64_t len) {
-  std::uint64_t h = 0;
-  for (int k = 0; k < kHashSlots; ++k) h += static_cast<std::uint64_t>(host_slots[k]);
-  return h ^ mix64(static_cast<std::uint64_t>(len));
+  return kkperm::detail::structure_hash_finish(host_slots, len);
 }
 
 /// The hash at once (launch, one copy of the slots from the reusable workspace, finish).
@@ -252,6 +235,22 @@ class StructureCheck {
     if (slots_.view().extent(0) == 0)
       slots_ = kkperm::detail::PooledArray<std::int64_t, Device>("kkperm::spgemm::structure_hash", 2 * kHashSlots);
     launch(A, B, 0);
+    len_ = length(A, B);
+  }
+  /// record() for a caller whose own pass adds the hash terms of (A, B) (the plan's validation,
+  /// kkperm::detail::PairCheck): begin_record() forgets what was recorded, zeroes the recording
+  /// slots (enqueued) and returns them; end_record(A, B), once that pass is enqueued, keeps it.
+  std::int64_t* begin_record() {
+    if (slots_.view().extent(0) == 0)
+      slots_ = kkperm::detail::PooledArray<std::int64_t, Device>("kkperm::spgemm::structure_hash", 2 * kHashSlots);
+    len_ = -1;
+    pending_len_ = -1;
+    kkperm::detail::zero_async<typename Device::execution_space>(slots_.view().data(), kHashSlots,
+                                                                 "kkperm::spgemm structure hash");
+    return slots_.view().data();
+  }
+  template <class Matrix>
+  void end_record(const Matrix& A, const Matrix& B) {
     len_ = length(A, B);
   }
   /// Whether A and B have the structure record() saw (false before any record()).
@@ -336,53 +335,91 @@ void identity_perm(const PermView& perm, std::int64_t n) {
                        KOKKOS_LAMBDA(const std::int64_t p) { perm(p) = static_cast<idx_t>(p); });
 }
 
+/// Validation verdicts still in flight when the analysis is enqueued (kkperm::detail::PairCheck,
+/// SpgemmPlanOptions::late_verdict): `words` (4 device words) come back with the bin plan, and
+/// `decide` (throws for an invalid A or B) runs on them before anything uses the plan. Until
+/// then the analysis kernel guards every index it follows. Default: nothing pending.
+struct PendingVerdict {
+  const std::uint64_t* words = nullptr;
+  std::function<void(const std::uint64_t*)> decide;
+};
+
 #if defined(KOKKOS_ENABLE_CUDA)
 inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbers (atomics spread)
+#endif
 /// build_plan_cuda: a warp a row from this mean nnz(A row) and up to kPlanWarpRowMaxRows rows
 /// (thread a row: fewer than one 256-thread block an SM of an H100). H100 run 124 (a warp a row
 /// from a mean of 16, with per-row warp reductions since removed): the 3D 27-point R(AP)'s
 /// analysis 0.141 -> 0.036 ms (5.7 k rows, ~205 a row), but the 2D 5-point R(AP)'s 0.061 ->
 /// 0.237 ms (144 k rows, ~17 a row) and the 3D 27-point A²'s 0.089 -> 0.417 ms (262 k rows, 27).
+/// Session 31: lane groups of 2-16 lanes a row for the rows in between (plan_lanes_for); a row a
+/// thread left the 3D 7-point R(AP)'s 92 k rows of ~39 entries at 79 µs and the 2D 5-point
+/// R(AP)'s 144 k rows of ~17 at ~50 µs (H100 run 228, traced).
 inline constexpr std::int64_t kPlanWarpRowKa = 32;
 inline constexpr std::int64_t kPlanWarpRowMaxRows = 32768;
 
-/// The key kernel of build_plan_cuda: a row a thread, or (warp_row) a warp a row.
-template <bool warp_row, class RA, class EA, class RB, class WorkView, class KeyView, class RowView, class StatView>
+/// Lanes per row of the analysis kernel (build_plan_cuda) for n rows of A with nnz_a entries:
+/// `forced` when > 0 (EscConfig::plan_lanes; -1: session 30's rule, a row a thread but for the
+/// warp rows); a warp a row for few long rows (kPlanWarpRowMaxRows,
+/// kPlanWarpRowKa); else the power of two nearest below half the mean row length, 1 to 16 (a
+/// lane walks about two entries; the lanes' loads of A's row and of B's row offsets are in
+/// flight together instead of a chain a row). See kPlanWarpRowKa for the measurements.
+inline int plan_lanes_for(std::int64_t n, std::int64_t nnz_a, int forced) {
+  if (forced > 0) return forced;
+  if (n <= 0) return 1;
+  if (n <= kPlanWarpRowMaxRows && nnz_a >= kPlanWarpRowKa * n) return 32;
+  if (forced < 0) return 1;  // session 30's rule (measurements: a row a thread below the warp rows)
+  const std::int64_t half = nnz_a / n / 2;
+  int l = 1;
+  while (l < 16 && 2 * l <= half) l *= 2;
+  return l;
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+/// The key kernel of build_plan_cuda: L lanes a row (1: a row a thread; 32: a warp a row).
+/// Writes work(i) = F_i, keys(i) = bin, rows(i) = perm(i) = i (perm is final when the rows keep
+/// their order; the sort overwrites it otherwise). Every index it follows is guarded (A's row
+/// range clipped to A's entries, B's row skipped when outside B): the input may not be validated
+/// yet (PendingVerdict); on valid input the guards change nothing.
+template <int L, class RA, class EA, class RB, class WorkView, class KeyView, class RowView, class PermView,
+          class StatView>
 void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const KeyView& keys,
-                      const RowView& rows, const StatView& stats, std::int64_t n, std::int64_t t0, std::int64_t t1,
-                      std::int64_t t2) {
+                      const RowView& rows, const PermView& perm, const StatView& stats, std::int64_t n,
+                      std::int64_t t0, std::int64_t t1, std::int64_t t2) {
   using policy_t = kkperm::team_policy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
   using idx_t = typename RowView::non_const_value_type;
   constexpr int T = 256;
-  constexpr std::int64_t rows_per_team = warp_row ? T / 32 : T;
+  constexpr std::int64_t rows_per_team = T / L;
+  const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
   policy_t policy(static_cast<int>((n + rows_per_team - 1) / rows_per_team), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 16 * (T / 32)));
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::work_bin_keys", policy, KOKKOS_LAMBDA(const member_t& team) {
-        // a row a thread (or a warp); warps combine with shuffles, the team through scratch, and
-        // 16 threads add the team's 16 numbers to stat slot (team % kPlanSlots)
+        // L lanes a row; warps combine with shuffles, the team through scratch, and 16 threads
+        // add the team's 16 numbers to stat slot (team % kPlanSlots)
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
-        const int lane_w = warp_row ? team.team_rank() % 32 : 0;
-        const std::int64_t i = std::int64_t(team.league_rank()) * rows_per_team +
-                               (warp_row ? team.team_rank() / 32 : team.team_rank());
-        std::int64_t f = 0, a0 = 0, ka = 0;
+        const int lane_w = team.team_rank() % L;
+        const std::int64_t i = std::int64_t(team.league_rank()) * rows_per_team + team.team_rank() / L;
+        std::int64_t f = 0, ka = 0;
         if (i < n) {
-          a0 = static_cast<std::int64_t>(rowA(i));
-          ka = static_cast<std::int64_t>(rowA(i + 1)) - a0;
-          const int step = warp_row ? 32 : 1;
-          for (std::int64_t p = a0 + lane_w; p < a0 + ka; p += step) {
-            const auto k = entA(p);
-            f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+          const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
+          ka = a1 - a0;
+          const std::int64_t lo = a0 < 0 ? 0 : a0, hi = a1 < nnz_a ? a1 : nnz_a;
+          for (std::int64_t p = lo + lane_w; p < hi; p += L) {
+            const std::int64_t k = static_cast<std::int64_t>(entA(p));
+            if (k >= 0 && k < n_b) f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
           }
         }
-        // warp mode: i (and so i < n) is the same on every lane of the warp, all lanes sum
-        if (warp_row) f = kkperm::detail::warp_sum(f, 32);
+        // every lane reaches the shuffles (rows past n add 0); the group's lanes sum its row
+        if (L > 1) f = kkperm::detail::warp_sum(f, L);
         if (i < n && lane_w == 0) {
           work(i) = f;
           const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
           keys(i) = static_cast<unsigned char>(bin);
           rows(i) = static_cast<idx_t>(i);
+          perm(i) = static_cast<idx_t>(i);
           c[bin] += 1;
           sw[bin] += f;
           if (f > mw[bin]) mw[bin] = f;
@@ -391,12 +428,12 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
         const int tr = team.team_rank(), lane = tr % 32, warp = tr / 32;
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
         for (int bb = 0; bb < 4; ++bb) {
-          // warp mode: lane 0 holds the warp's only row, nothing to combine (H100 run 124: with
+          // a warp a row: lane 0 holds the warp's only row, nothing to combine (H100 run 124: with
           // the 16 warp reductions a row the key kernel took 0.24 ms for the 2D R(AP)'s 144 k rows)
-          const std::int64_t cs = warp_row ? c[bb] : kkperm::detail::warp_sum(c[bb], 32);
-          const std::int64_t wm = warp_row ? mw[bb] : kkperm::detail::warp_max(mw[bb], 32);
-          const std::int64_t ks = warp_row ? mk[bb] : kkperm::detail::warp_max(mk[bb], 32);
-          const std::int64_t ss = warp_row ? sw[bb] : kkperm::detail::warp_sum(sw[bb], 32);
+          const std::int64_t cs = L == 32 ? c[bb] : kkperm::detail::warp_sum(c[bb], 32);
+          const std::int64_t wm = L == 32 ? mw[bb] : kkperm::detail::warp_max(mw[bb], 32);
+          const std::int64_t ks = L == 32 ? mk[bb] : kkperm::detail::warp_max(mk[bb], 32);
+          const std::int64_t ss = L == 32 ? sw[bb] : kkperm::detail::warp_sum(sw[bb], 32);
           if (lane == 0) {
             sh[warp * 16 + bb] = cs;
             sh[warp * 16 + 4 + bb] = wm;
@@ -423,26 +460,27 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
       });
 }
 
-/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (one row a thread
-/// walking A's row, or a warp a row when rows are few and long: plan_keys_launch), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
+/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (`lanes` lanes a
+/// row: plan_lanes_for), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
 /// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
-/// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host; a 2-bit
-/// radix sort of (bin, row) pairs (stable) gives perm. Temporaries come from the reusable
-/// workspace. Why: the four Kokkos scans and reductions of the portable form cost 12 launches and
-/// 8 host waits — 110 µs of kernels for the 144 k rows of an AMG restriction (H100 run 96) plus
-/// the waits; with row_work fused in there is no separate kernel, reduction or host wait for F_i
-/// (Σ F and max F come from the per-bin sums and maxima). With an atomic per warp on the same 16
-/// addresses the fused kernel took 167 µs for the 10^6 rows of the 2D AP (H100 run 114, ncu)
-/// against 56 + 50 µs for row_work and an 8-row key kernel.
+/// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host (with
+/// the pending validation verdicts, decided first); a 2-bit radix sort of (bin, row) pairs
+/// (stable) gives perm, unless keep_order (then the key kernel's perm(i) = i stands).
+/// Temporaries come from the reusable workspace. Why: the four Kokkos scans and reductions of
+/// the portable form cost 12 launches and 8 host waits — 110 µs of kernels for the 144 k rows of
+/// an AMG restriction (H100 run 96) plus the waits; with row_work fused in there is no separate
+/// kernel, reduction or host wait for F_i (Σ F and max F come from the per-bin sums and maxima).
+/// With an atomic per warp on the same 16 addresses the fused kernel took 167 µs for the 10^6
+/// rows of the 2D AP (H100 run 114, ncu) against 56 + 50 µs for row_work and an 8-row key kernel.
 /// `after_keys()` runs on the host right after the key kernel is enqueued (a phase mark; a
 /// std::function: nvcc refuses a local lambda type among the template arguments of a function
 /// holding an extended lambda).
 template <class RA, class EA, class RB, class WorkView, class PermView>
 bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
-                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, std::int64_t bin_off[5],
-                     std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
-                     const std::function<void()>& after_keys,
-                     const std::function<bool(const std::int64_t*)>& keep_order) {
+                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int lanes,
+                     std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
+                     std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
+                     const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -466,21 +504,26 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   auto keys_out = ws.template take<unsigned char>(n);
   auto rows = ws.template take<idx_t>(n);
   auto temp = ws.template take<unsigned char>(sort_bytes);
-  // A row a thread, or a warp a row when A's rows are long and few: a thread walking a long row
-  // is a chain of dependent loads, and few rows leave the device nearly empty (H100 run 123:
-  // 149 µs for the 5.7 k rows of the 3D 27-point R(AP), ~205 entries of A a row, 23 blocks;
-  // 21 µs a warp a row, run 124). With many rows a thread a row is faster: the 3D 7-point
-  // R(AP) (92 k rows of ~39 entries) spent 0.17-0.20 ms in its analysis a warp a row (runs
-  // 124-125) against 0.09 a thread a row (run 123).
-  if (n <= kPlanWarpRowMaxRows && static_cast<std::int64_t>(entA.extent(0)) >= kPlanWarpRowKa * n)
-    plan_keys_launch<true>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
-  else
-    plan_keys_launch<false>(rowA, entA, rowB, work, keys, rows, stats, n, t0, t1, t2);
+  switch (lanes) {
+    case 32: plan_keys_launch<32>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 16: plan_keys_launch<16>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 8: plan_keys_launch<8>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 4: plan_keys_launch<4>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 2: plan_keys_launch<2>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 1: plan_keys_launch<1>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    default:
+      KKPERM_THROW(std::invalid_argument, "kkperm::spgemm_symbolic: analysis lanes a row must be 1, 2, 4, 8, 16 "
+                                          "or 32, not "
+                                              << lanes);
+  }
   after_keys();
   std::int64_t hs[16 * kPlanSlots];
   {
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
-    kkperm::detail::read_back<Exec>(hs, stats.data(), 16 * kPlanSlots, "kkperm::spgemm_symbolic (bin plan)");
+    std::uint64_t hv[4] = {0, 0, 0, 0};
+    kkperm::detail::read_back2<Exec>(hs, stats.data(), 16 * kPlanSlots, hv, pending.words,
+                                     pending.words != nullptr ? 4 : 0, "kkperm::spgemm_symbolic (bin plan)");
+    if (pending.words != nullptr) pending.decide(hv);  // throws for an invalid A or B
   }
   std::int64_t h[16] = {};
   for (int sl = 0; sl < kPlanSlots; ++sl)
@@ -496,11 +539,8 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
     bin_sum_work[b] = h[12 + b];
   }
   // The bins known, the sort only when the caller needs the rows grouped (its kernels take
-  // several bins apart); else perm is the identity.
-  if (keep_order(bin_off)) {
-    identity_perm<Exec>(perm, n);
-    return false;
-  }
+  // several bins apart); else perm is the identity the key kernel wrote.
+  if (keep_order(bin_off)) return false;
   const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_sort (cub)");
   err = cub::DeviceRadixSort::SortPairs(temp.data(), sort_bytes, keys.data(), keys_out.data(), rows.data(),
                                         perm.data(), static_cast<int>(n), 0, 2, exec.cuda_stream());
@@ -555,7 +595,9 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// build_plan. `after_work()` runs on the host once F_i is enqueued or computed (before the sort
 /// that groups the rows: a phase mark between analysis and reorder). `keep_order(bin_off)`, asked
 /// once the bins are known: true when the caller's kernels do not need the rows grouped by bin;
-/// then perm is the identity (on CUDA the sort is skipped) and `identity` is set.
+/// then perm is the identity (on CUDA the sort is skipped) and `identity` is set. `lanes`: the
+/// CUDA key kernel's lanes a row (0: plan_lanes_for's choice). `pending`: validation verdicts
+/// still in flight, decided before the plan is used (on CUDA read back with it; elsewhere first).
 template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
@@ -563,14 +605,15 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
                                              std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
                                              const std::function<void()>& after_work,
                                              const std::function<bool(const std::int64_t*)>& keep_order,
-                                             bool& identity) {
+                                             bool& identity, int lanes = 0, const PendingVerdict& pending = {}) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka,
-                                  bin_sum_work, after_work, keep_order);
+      const int l = plan_lanes_for(n, static_cast<std::int64_t>(entA.extent(0)), lanes);
+      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, l, bin_off, bin_max_work,
+                                  bin_max_ka, bin_sum_work, after_work, keep_order, pending);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
@@ -580,6 +623,12 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
   }
 #endif
   if (!fused) {
+    if (pending.words != nullptr) {  // the portable passes index through A and B unguarded
+      std::uint64_t hv[4] = {0, 0, 0, 0};
+      kkperm::detail::read_back<Exec>(hv, pending.words, 4, "kkperm::spgemm_symbolic (validation)");
+      pending.decide(hv);
+    }
+    (void)lanes;
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
     after_work();
     build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);

@@ -261,6 +261,10 @@ struct EscConfig {
   /// bin folded), the analysis skips the sort that groups rows by bin: perm is the identity and the
   /// kernels take a row's position as the row, one dependent load fewer a row. Off: always sorted.
   bool identity_plan = true;
+  /// Lanes a row of the CUDA analysis kernel (1, 2, 4, 8, 16 or 32); 0: esc_impl::plan_lanes_for's
+  /// choice from the mean row length of A; -1: session 30's rule (a row a thread, a warp a row
+  /// for few long rows) (perf_test --esc-plan-lanes).
+  int plan_lanes = 0;
   /// Tests: C's values are NaN and its columns -1 right after C is allocated, so that an entry no
   /// kernel writes (setup(), where no caller can poison C first) fails the comparison.
   bool poison_c = false;
@@ -506,6 +510,10 @@ class EscSpgemm {
                        c.gather_build_lanes == 16 || c.gather_build_lanes == 32,
                    "kkperm::spgemm::EscConfig: gather_build_lanes " << c.gather_build_lanes
                                                                     << " is not 0 (auto), 1, 8, 16 or 32");
+    KKPERM_REQUIRE(c.plan_lanes == -1 || c.plan_lanes == 0 || c.plan_lanes == 1 || c.plan_lanes == 2 || c.plan_lanes == 4 ||
+                       c.plan_lanes == 8 || c.plan_lanes == 16 || c.plan_lanes == 32,
+                   "kkperm::spgemm::EscConfig: plan_lanes " << c.plan_lanes
+                                                            << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
     KKPERM_REQUIRE(c.numeric_fold_thread_mean >= 0,
                    "kkperm::spgemm::EscConfig: numeric_fold_thread_mean " << c.numeric_fold_thread_mean
                                                                           << " is negative");
@@ -540,7 +548,9 @@ class EscSpgemm {
   /// that validated A and B itself (the registry plan does, for its guard) calls this and then
   /// symbolic(A, B, /*analyzed=*/true) with the same matrices, so neither the validation nor the
   /// analysis pass runs twice (H100 run 96: 87 + 37 µs of a 3.6 ms R(AP) setup were repeats).
-  std::array<std::int64_t, 2> analyze(const Matrix& A, const Matrix& B) {
+  /// `pending`: the validation of A and B still in flight (esc_impl::PendingVerdict), decided
+  /// with the bin plan's read-back before the plan is used.
+  std::array<std::int64_t, 2> analyze(const Matrix& A, const Matrix& B, const esc_impl::PendingVerdict& pending = {}) {
     KKPERM_REQUIRE(A.numCols() == B.numRows(), "kkperm::spgemm_symbolic: A is "
                                                    << A.numRows() << " x " << A.numCols()
                                                    << " but B is " << B.numRows() << " x "
@@ -566,7 +576,7 @@ class EscSpgemm {
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
         cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
-        keep_order, identity);
+        keep_order, identity, cfg_.plan_lanes, pending);
     ident_ = identity;
     merged_thread_rows_ = 0;
     if (ident_ && bin_off_[1] > bin_off_[0] && bin_off_[2] > bin_off_[1]) {  // thread bin into the warp bin
