@@ -150,7 +150,7 @@ struct CrsCheckPart {
   /// Structure-hash terms this part adds (structure_hash.hpp) while it reads the arrays: 0 (none),
   /// 1 (as A or as B of a product) or 2 (B = A: both matrices' terms from one read).
   int salts = 0;
-  std::uint32_t salt_rows[2] = {0, 0}, salt_entries[2] = {0, 0};
+  std::uint32_t row_salt0 = 0, row_salt1 = 0, entry_salt0 = 0, entry_salt1 = 0;
 
   CrsCheckPart() = default;
   CrsCheckPart(const Matrix& A, bool sorted, const Verdict& v, const Starts& st)
@@ -160,21 +160,19 @@ struct CrsCheckPart {
 
   /// Adds this part's hash terms to the structure hash in `slots` (kHashSlots, zeroed first).
   void hash_into(bool as_a, bool as_b) {
-    salts = 0;
-    if (as_a) {
-      salt_rows[salts] = kSaltRowMapA;
-      salt_entries[salts++] = kSaltEntriesA;
-    }
-    if (as_b) {
-      salt_rows[salts] = kSaltRowMapB;
-      salt_entries[salts++] = kSaltEntriesB;
-    }
+    salts = int(as_a) + int(as_b);
+    row_salt0 = as_a ? kSaltRowMapA : kSaltRowMapB;
+    entry_salt0 = as_a ? kSaltEntriesA : kSaltEntriesB;
+    row_salt1 = kSaltRowMapB;  // (used only with both)
+    entry_salt1 = kSaltEntriesB;
   }
-  /// The hash terms of value v at position pos of the row_map (rows) or the entries.
-  KOKKOS_INLINE_FUNCTION std::uint64_t terms(std::int64_t pos, std::uint64_t v, bool rows) const {
-    const std::uint32_t* salt = rows ? salt_rows : salt_entries;
-    std::uint64_t h = index_hash(static_cast<std::uint64_t>(pos), v, salt[0]);
-    if (salts > 1) h += index_hash(static_cast<std::uint64_t>(pos), v, salt[1]);
+  /// The hash terms of value v at position pos of an array with salts s0 (and s1 with both).
+  /// Scalar salts: an array member indexed at run time put the whole captured functor in local
+  /// memory (H100 run 232: the hashing check took 62-81 µs against 27-37 µs + 19-25 µs apart).
+  KOKKOS_INLINE_FUNCTION std::uint64_t terms(std::int64_t pos, std::uint64_t v, std::uint32_t s0,
+                                             std::uint32_t s1) const {
+    std::uint64_t h = index_hash(static_cast<std::uint64_t>(pos), v, s0);
+    if (salts > 1) h += index_hash(static_cast<std::uint64_t>(pos), v, s1);
     return h;
   }
 
@@ -190,8 +188,8 @@ struct CrsCheckPart {
       Kokkos::atomic_or(&starts(b / 32), std::uint32_t(1u) << (b % 32));
     }
     if (salts == 0) return 0;
-    std::uint64_t h = terms(i, static_cast<std::uint64_t>(b), true);
-    if (i == n - 1) h += terms(static_cast<std::int64_t>(n), static_cast<std::uint64_t>(e), true);
+    std::uint64_t h = terms(i, static_cast<std::uint64_t>(b), row_salt0, row_salt1);
+    if (i == n - 1) h += terms(static_cast<std::int64_t>(n), static_cast<std::uint64_t>(e), row_salt0, row_salt1);
     return h;
   }
   /// Entries t, t + chunk, ...: column in range and, when sorted, above its predecessor unless it
@@ -208,7 +206,7 @@ struct CrsCheckPart {
       if (!bad && require_sorted && k > 0 && ((starts(k / 32) >> (k % 32)) & 1u) == 0 && entries(k - 1) >= c)
         bad = true;
       if (bad) worst = k;
-      if (salts > 0) h += terms(k, static_cast<std::uint64_t>(c), false);
+      if (salts > 0) h += terms(k, static_cast<std::uint64_t>(c), entry_salt0, entry_salt1);
     }
     if (worst >= 0) (void)Kokkos::atomic_fetch_max(&verdict(1), static_cast<std::uint64_t>(nnz64 - worst));
     return h;

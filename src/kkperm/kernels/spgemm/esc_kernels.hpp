@@ -352,32 +352,44 @@ inline constexpr int kPlanSlots = 32;  ///< copies of build_plan_cuda's 16 numbe
 /// from a mean of 16, with per-row warp reductions since removed): the 3D 27-point R(AP)'s
 /// analysis 0.141 -> 0.036 ms (5.7 k rows, ~205 a row), but the 2D 5-point R(AP)'s 0.061 ->
 /// 0.237 ms (144 k rows, ~17 a row) and the 3D 27-point A²'s 0.089 -> 0.417 ms (262 k rows, 27).
-/// Session 31: lane groups of 2-16 lanes a row for the rows in between (plan_lanes_for); a row a
-/// thread left the 3D 7-point R(AP)'s 92 k rows of ~39 entries at 79 µs and the 2D 5-point
-/// R(AP)'s 144 k rows of ~17 at ~50 µs (H100 run 228, traced).
+/// Session 31: lane groups of 1-16 lanes a row from the mean row length instead
+/// (plan_lanes_for; -1 keeps this rule for measurements).
 inline constexpr std::int64_t kPlanWarpRowKa = 32;
 inline constexpr std::int64_t kPlanWarpRowMaxRows = 32768;
 
 /// Lanes per row of the analysis kernel (build_plan_cuda) for n rows of A with nnz_a entries:
-/// `forced` when > 0 (EscConfig::plan_lanes; -1: session 30's rule, a row a thread but for the
-/// warp rows); a warp a row for few long rows (kPlanWarpRowMaxRows,
-/// kPlanWarpRowKa); else the power of two nearest below half the mean row length, 1 to 16 (a
-/// lane walks about two entries; the lanes' loads of A's row and of B's row offsets are in
-/// flight together instead of a chain a row). See kPlanWarpRowKa for the measurements.
+/// `forced` when > 0 (EscConfig::plan_lanes; -1: session 30's rule, a row a thread but a warp a
+/// row for few long rows, kPlanWarpRowMaxRows / kPlanWarpRowKa); else the power of two nearest
+/// below a quarter of the mean row length, 1 to 16: a lane walks about four entries, and the
+/// group's loads of A's row and B's row offsets are in flight together instead of one chain a
+/// row. H100 run 232 (lane groups with a team of 256 / L rows, per-team reductions L times as
+/// many): 4 lanes took the 3D 7-point R(AP)'s analysis (92 k rows of ~39) from 83 to 55 µs, 16
+/// the 3D 27-point R(AP)'s (5.7 k of ~205) from 19.4 (a warp a row) to 17.5, 2 lanes the 3D
+/// 27-point AP's (10^6 of 27) from 84 to 69; rows of ~5 (2D AP, A²) were fastest a row a thread.
 inline int plan_lanes_for(std::int64_t n, std::int64_t nnz_a, int forced) {
   if (forced > 0) return forced;
   if (n <= 0) return 1;
-  if (n <= kPlanWarpRowMaxRows && nnz_a >= kPlanWarpRowKa * n) return 32;
-  if (forced < 0) return 1;  // session 30's rule (measurements: a row a thread below the warp rows)
-  const std::int64_t half = nnz_a / n / 2;
+  if (forced < 0) return n <= kPlanWarpRowMaxRows && nnz_a >= kPlanWarpRowKa * n ? 32 : 1;
+  const std::int64_t quarter = nnz_a / n / 4;
   int l = 1;
-  while (l < 16 && 2 * l <= half) l *= 2;
+  while (l < 16 && 2 * l <= quarter) l *= 2;
   return l;
 }
 
+/// Rows a lane group of the analysis kernel takes one after another (its team then holds
+/// 256 / lanes · rounds rows): `lanes`, so that a team has 256 rows as with a row a thread and
+/// pays its reductions and 16 atomics once per 256 rows (H100 run 232: with one row a group, 2D
+/// AP's 10^6 rows took 71 µs a row a thread, 151 with 2 lanes, 1 550 with 32), halved while
+/// fewer teams than `resident_teams` (one wave) would remain.
+inline int plan_rounds_for(std::int64_t n, int lanes, std::int64_t resident_teams) {
+  int r = lanes;
+  while (r > 1 && n / (std::int64_t(256 / lanes) * r) < resident_teams) r /= 2;
+  return r;
+}
+
 #if defined(KOKKOS_ENABLE_CUDA)
-/// The key kernel of build_plan_cuda: L lanes a row (1: a row a thread; 32: a warp a row).
-/// Writes work(i) = F_i, keys(i) = bin, rows(i) = perm(i) = i (perm is final when the rows keep
+/// The key kernel of build_plan_cuda: L lanes a row (1: a row a thread; 32: a warp a row), each
+/// lane group taking `rounds` rows one after another (plan_rounds_for). Writes work(i) = F_i, keys(i) = bin, rows(i) = perm(i) = i (perm is final when the rows keep
 /// their order; the sort overwrites it otherwise). Every index it follows is guarded (A's row
 /// range clipped to A's entries, B's row skipped when outside B): the input may not be validated
 /// yet (PendingVerdict); on valid input the guards change nothing.
@@ -385,45 +397,49 @@ template <int L, class RA, class EA, class RB, class WorkView, class KeyView, cl
           class StatView>
 void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const KeyView& keys,
                       const RowView& rows, const PermView& perm, const StatView& stats, std::int64_t n,
-                      std::int64_t t0, std::int64_t t1, std::int64_t t2) {
+                      std::int64_t t0, std::int64_t t1, std::int64_t t2, int rounds) {
   using policy_t = kkperm::team_policy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
   using idx_t = typename RowView::non_const_value_type;
   constexpr int T = 256;
-  constexpr std::int64_t rows_per_team = T / L;
+  constexpr std::int64_t groups = T / L;  // rows in flight a team
+  const std::int64_t rows_per_team = groups * rounds;
   const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
   const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
   policy_t policy(static_cast<int>((n + rows_per_team - 1) / rows_per_team), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 16 * (T / 32)));
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::work_bin_keys", policy, KOKKOS_LAMBDA(const member_t& team) {
-        // L lanes a row; warps combine with shuffles, the team through scratch, and 16 threads
-        // add the team's 16 numbers to stat slot (team % kPlanSlots)
+        // L lanes a row, `rounds` rows a lane group; warps combine with shuffles, the team
+        // through scratch, and 16 threads add the team's 16 numbers to stat slot (team % kPlanSlots)
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
         const int lane_w = team.team_rank() % L;
-        const std::int64_t i = std::int64_t(team.league_rank()) * rows_per_team + team.team_rank() / L;
-        std::int64_t f = 0, ka = 0;
-        if (i < n) {
-          const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
-          ka = a1 - a0;
-          const std::int64_t lo = a0 < 0 ? 0 : a0, hi = a1 < nnz_a ? a1 : nnz_a;
-          for (std::int64_t p = lo + lane_w; p < hi; p += L) {
-            const std::int64_t k = static_cast<std::int64_t>(entA(p));
-            if (k >= 0 && k < n_b) f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+        const std::int64_t base = std::int64_t(team.league_rank()) * rows_per_team + team.team_rank() / L;
+        for (int r = 0; r < rounds; ++r) {  // (the same count on every lane: the shuffles below)
+          const std::int64_t i = base + r * groups;
+          std::int64_t f = 0, ka = 0;
+          if (i < n) {
+            const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
+            ka = a1 - a0;
+            const std::int64_t lo = a0 < 0 ? 0 : a0, hi = a1 < nnz_a ? a1 : nnz_a;
+            for (std::int64_t p = lo + lane_w; p < hi; p += L) {
+              const std::int64_t k = static_cast<std::int64_t>(entA(p));
+              if (k >= 0 && k < n_b) f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+            }
           }
-        }
-        // every lane reaches the shuffles (rows past n add 0); the group's lanes sum its row
-        if (L > 1) f = kkperm::detail::warp_sum(f, L);
-        if (i < n && lane_w == 0) {
-          work(i) = f;
-          const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
-          keys(i) = static_cast<unsigned char>(bin);
-          rows(i) = static_cast<idx_t>(i);
-          perm(i) = static_cast<idx_t>(i);
-          c[bin] += 1;
-          sw[bin] += f;
-          if (f > mw[bin]) mw[bin] = f;
-          if (ka > mk[bin]) mk[bin] = ka;
+          // every lane reaches the shuffles (rows past n add 0); the group's lanes sum its row
+          if (L > 1) f = kkperm::detail::warp_sum(f, L);
+          if (i < n && lane_w == 0) {
+            work(i) = f;
+            const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
+            keys(i) = static_cast<unsigned char>(bin);
+            rows(i) = static_cast<idx_t>(i);
+            perm(i) = static_cast<idx_t>(i);
+            c[bin] += 1;
+            sw[bin] += f;
+            if (f > mw[bin]) mw[bin] = f;
+            if (ka > mk[bin]) mk[bin] = ka;
+          }
         }
         const int tr = team.team_rank(), lane = tr % 32, warp = tr / 32;
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
@@ -477,7 +493,7 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
 /// holding an extended lambda).
 template <class RA, class EA, class RB, class WorkView, class PermView>
 bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
-                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int lanes,
+                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int lanes, bool legacy_rounds,
                      std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
                      std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
                      const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending) {
@@ -504,13 +520,15 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   auto keys_out = ws.template take<unsigned char>(n);
   auto rows = ws.template take<idx_t>(n);
   auto temp = ws.template take<unsigned char>(sort_bytes);
+  // session 30's rule kept its teams: a row a lane group (8 rows a team a warp a row)
+  const int rounds = legacy_rounds ? 1 : plan_rounds_for(n, lanes, static_cast<std::int64_t>(exec.concurrency()) / 256);
   switch (lanes) {
-    case 32: plan_keys_launch<32>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
-    case 16: plan_keys_launch<16>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
-    case 8: plan_keys_launch<8>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
-    case 4: plan_keys_launch<4>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
-    case 2: plan_keys_launch<2>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
-    case 1: plan_keys_launch<1>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
+    case 32: plan_keys_launch<32>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
+    case 16: plan_keys_launch<16>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
+    case 8: plan_keys_launch<8>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
+    case 4: plan_keys_launch<4>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
+    case 2: plan_keys_launch<2>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
+    case 1: plan_keys_launch<1>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
     default:
       KKPERM_THROW(std::invalid_argument, "kkperm::spgemm_symbolic: analysis lanes a row must be 1, 2, 4, 8, 16 "
                                           "or 32, not "
@@ -612,7 +630,7 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
       const int l = plan_lanes_for(n, static_cast<std::int64_t>(entA.extent(0)), lanes);
-      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, l, bin_off, bin_max_work,
+      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, l, lanes < 0, bin_off, bin_max_work,
                                   bin_max_ka, bin_sum_work, after_work, keep_order, pending);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
