@@ -6,7 +6,8 @@
 #  2. TAG_a: new against the three switches off (session 30's behaviour), ROUNDS_AB rounds;
 #  3. TAG_b: the same, variants in the other order;
 #  4. TAG_c: each switch off alone;
-#  5. TAG_d: the analysis kernel's lanes forced to 1, 2, 4, 8, 16, 32 (kkperm_spgemm only).
+#  5. TAG_d: the analysis kernel's lanes: session 30's rule (-1), forced to 1, 2, 4, 8, 16, and automatic
+#     (kkperm_spgemm only).
 # Usage (GPU host, repo root): CARRY=.carry/s31a bash scripts/gpu/session31/setup_ab.sh TAG
 # PARTS="t a b c d" picks parts; ROUNDS_AB (default 5), ROUNDS_C (3), ROUNDS_D (2).
 set -uo pipefail
@@ -28,7 +29,7 @@ for p in $PARTS; do
     d) mkdir -p "$CARRY/spgemm_only/new"
        [[ -d $CARRY/new ]] || tar -xzf "$CARRY/bin.tgz" -C "$CARRY"
        cp "$CARRY/new/kkperm_spgemm" "$CARRY/spgemm_only/new/"
-       S30_CARRY=$CARRY/spgemm_only VARIANTS="new:--esc-plan-lanes+1@esc new:--esc-plan-lanes+2@esc new:--esc-plan-lanes+4@esc new:--esc-plan-lanes+8@esc new:--esc-plan-lanes+16@esc new:--esc-plan-lanes+32@esc new@esc" \
+       S30_CARRY=$CARRY/spgemm_only VARIANTS="new:--esc-plan-lanes+-1@esc new:--esc-plan-lanes+1@esc new:--esc-plan-lanes+2@esc new:--esc-plan-lanes+4@esc new:--esc-plan-lanes+8@esc new:--esc-plan-lanes+16@esc new@esc" \
          ROUNDS=${ROUNDS_D:-2} DEADLINE_S=110 HARD_S=135 bash scripts/gpu/session30/trace_ab.sh "${TAG}_d" ;;
   esac
 done

@@ -359,20 +359,24 @@ inline constexpr std::int64_t kPlanWarpRowMaxRows = 32768;
 
 /// Lanes per row of the analysis kernel (build_plan_cuda) for n rows of A with nnz_a entries:
 /// `forced` when > 0 (EscConfig::plan_lanes; -1: session 30's rule, a row a thread but a warp a
-/// row for few long rows, kPlanWarpRowMaxRows / kPlanWarpRowKa); else the power of two nearest
-/// below a quarter of the mean row length, 1 to 16: a lane walks about four entries, and the
-/// group's loads of A's row and B's row offsets are in flight together instead of one chain a
-/// row. H100 run 232 (lane groups with a team of 256 / L rows, per-team reductions L times as
-/// many): 4 lanes took the 3D 7-point R(AP)'s analysis (92 k rows of ~39) from 83 to 55 µs, 16
-/// the 3D 27-point R(AP)'s (5.7 k of ~205) from 19.4 (a warp a row) to 17.5, 2 lanes the 3D
-/// 27-point AP's (10^6 of 27) from 84 to 69; rows of ~5 (2D AP, A²) were fastest a row a thread.
+/// row for few long rows, kPlanWarpRowMaxRows / kPlanWarpRowKa); else a row a thread below a mean
+/// of kPlanLanesMinMean entries a row, and above it the power of two nearest below a quarter of
+/// the mean, 4 to 16 (a lane walks about four entries; the group's loads of A's row and B's row
+/// offsets are in flight together instead of one chain a row).
+/// H100 run 235 (traced analysis kernel, µs; lanes forced to 1 / 2 / 4 / 8 / 16, session 30's
+/// rule in brackets): 2D 5-point AP, mean 5: 76 / 85 / 105 / 139 / 208 (76); 2D R(AP), mean 17:
+/// 36 / 42 / 38 / 43 / 51 (36); 3D 27-point AP, mean 27: 67 / 69 / 61 / 83 / 92 (67); 3D 7-point
+/// R(AP), mean 39: 59 / 83 / 58 / 53 / 60 (60); 3D 27-point R(AP), 5.7 k rows of 205: 84 / 59 /
+/// 33 / 22 / 19 (22, a warp a row).
+inline constexpr std::int64_t kPlanLanesMinMean = 24;
 inline int plan_lanes_for(std::int64_t n, std::int64_t nnz_a, int forced) {
   if (forced > 0) return forced;
   if (n <= 0) return 1;
   if (forced < 0) return n <= kPlanWarpRowMaxRows && nnz_a >= kPlanWarpRowKa * n ? 32 : 1;
-  const std::int64_t quarter = nnz_a / n / 4;
-  int l = 1;
-  while (l < 16 && 2 * l <= quarter) l *= 2;
+  const std::int64_t mean = nnz_a / n;
+  if (mean < kPlanLanesMinMean) return 1;
+  int l = 4;
+  while (l < 16 && 2 * l <= mean / 4) l *= 2;
   return l;
 }
 

@@ -651,10 +651,11 @@ class EscSpgemm {
     using ws_t = kkperm::detail::Workspace<typename device_type::memory_space>;
     kkperm::detail::TracePhases phase;
     phase.next("kkperm::spgemm::esc::count_workspace");
-    ws_t ws(ws_t::template bytes_for<std::int64_t>(n));
+    ws_t ws(ws_t::template bytes_for<std::int64_t>(n) + ws_t::template bytes_for<offset_type>(n + 1));
     const auto cnt_from = ws.mark();
     const work_view cnt(ws.template take<std::int64_t>(n).data(), n);
     ws.template zero_since<exec>(cnt_from);
+    const auto row_off = ws.template take<offset_type>(n + 1);  // C's row offsets until C exists
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
     phase.next("kkperm::spgemm::esc::plan_stash");
     plan_stash(n);
@@ -663,6 +664,11 @@ class EscSpgemm {
     phase.end();
     std::int64_t nnz = 0;
     phase.next("kkperm::spgemm::esc::count_stats");
+    // Enqueued before the wait for nnz(C): C's row offsets (the scan of the counts, copied into C
+    // once it exists) and, in setup(), the first numeric's flag reset, so that their host calls
+    // overlap the count pass instead of following the wait while the device idles (session 31).
+    esc_impl::counts_to_rowmap<exec>(cnt, row_off, n);
+    if (in_setup_) reset_missing();
     esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct && !ident_, nnz, bin_max_c_);  // identity: cnt(p)
     phase.end();
     if (static_cast<std::uint64_t>(nnz) >
@@ -699,7 +705,9 @@ class EscSpgemm {
                                            << per_copy << " bytes) failed: " << e.what());
     }
     phase.next("kkperm::spgemm::esc::row_map");
-    esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::row_map_copy", kkperm::range_policy<exec>(0, n + 1),
+        KOKKOS_LAMBDA(const std::int64_t i) { rowD(i) = row_off(i); });
     phase.next("kkperm::spgemm::esc::fill_launch");
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     defer_begin_ = defer_end_ = 0;
@@ -774,13 +782,14 @@ class EscSpgemm {
   /// symbolic() records the hash later numeric() calls compare).
   void setup(const Matrix& A, const Matrix& B, bool analyzed = false) {
     values_in_count_ = cfg_.setup_values_in_count && cfg_.lazy_slot_map && !cfg_.drop_zeros;
+    in_setup_ = true;
     try {
       symbolic(A, B, analyzed);
     } catch (...) {
-      values_in_count_ = false;
+      values_in_count_ = in_setup_ = false;
       throw;
     }
-    values_in_count_ = false;
+    values_in_count_ = in_setup_ = false;
     if (cfg_.drop_zeros || stats_.setup_valued_rows > 0) return;  // C's values are written
     try {
       numeric_run(A, B, /*check=*/false, /*trusted=*/true);
@@ -890,11 +899,8 @@ class EscSpgemm {
   template <class SlotView>
   void run_numeric_search(const args_t& g, const SlotView& slot, bool record, bool rest_only = false) {
     using exec = execution_space;
-    // reset on the stream (deep_copy of a scalar fences before and after: a host wait)
-    const auto missing = missing_;
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::missing_reset", kkperm::range_policy<exec>(0, 1),
-        KOKKOS_LAMBDA(const int) { missing() = 0; });
+    if (!missing_zeroed_) reset_missing();  // (setup(): reset during the symbolic already)
+    missing_zeroed_ = false;
     // the symbolic warp-row launch's rows, plus the thread bin when its rows are long enough
     // (numeric_fold_thread_mean; a thread bin of 10^6 rows of ~12 products stays on its thread
     // kernel: the 2D 5-point AP's first numeric went 0.48 -> 1.18 ms on the warp-row kernel in
@@ -944,6 +950,16 @@ class EscSpgemm {
                                        record, stats_.numeric_level_block);
     esc_impl::numeric_global_bin<exec>(g, bin_off_[3], bin_off_[4], cfg_.global_team_size,
                                        missing_, aprod_, slot, record);
+  }
+
+  /// The search numerics' flag back to 0, on the stream (a deep_copy of a scalar fences before and
+  /// after: a host wait); the next run_numeric_search then skips its own reset (public: nvcc).
+  void reset_missing() {
+    const auto missing = missing_;
+    Kokkos::parallel_for(
+        "kkperm::spgemm::esc::missing_reset", kkperm::range_policy<execution_space>(0, 1),
+        KOKKOS_LAMBDA(const int) { missing() = 0; });
+    missing_zeroed_ = true;
   }
 
   /// Numeric through the slot map (public: nvcc needs kernels reachable from public members).
@@ -1466,6 +1482,8 @@ class EscSpgemm {
   Kokkos::View<std::uint16_t*, device_type> slot16_;
   Kokkos::View<std::uint32_t*, device_type> slot32_;
   flag_view missing_{"kkperm::esc::missing"};      ///< raised by the search-based kernels
+  bool missing_zeroed_ = false;  ///< missing_ reset since the last search numeric (reset_missing)
+  bool in_setup_ = false;        ///< symbolic() runs inside setup(): a search numeric follows
   bool slots_ready_ = false;                       ///< slot map filled by a numeric()
   bool slots_pending_ = false;                     ///< lazy_slot_map: not allocated yet
   int numerics_since_symbolic_ = 0;                ///< numeric() calls since the last symbolic()
