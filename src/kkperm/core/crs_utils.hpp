@@ -167,8 +167,6 @@ struct CrsCheckPart {
     entry_salt1 = kSaltEntriesB;
   }
   /// The hash terms of value v at position pos of an array with salts s0 (and s1 with both).
-  /// Scalar salts: an array member indexed at run time put the whole captured functor in local
-  /// memory (H100 run 232: the hashing check took 62-81 µs against 27-37 µs + 19-25 µs apart).
   KOKKOS_INLINE_FUNCTION std::uint64_t terms(std::int64_t pos, std::uint64_t v, std::uint32_t s0,
                                              std::uint32_t s1) const {
     std::uint64_t h = index_hash(static_cast<std::uint64_t>(pos), v, s0);
@@ -215,9 +213,10 @@ struct CrsCheckPart {
 
 /// parallel_for of f(t), t in [0, count), whose returned hash terms are summed into `slots`
 /// (kHashSlots): a warp adds its threads' terms with shuffles, the team its warps' sums in scratch,
-/// and one atomic a team goes to one slot. (An atomic a warp, ~2.6 k on each slot for the 2D
-/// 5-point R(AP)'s check, made the hashing check slower than check and hash kernel apart: 61
-/// against 28 + 19 µs, H100 run 235.) Without `slots`, a plain range launch (f's result unused).
+/// and one atomic a team goes to one slot. H100, traced 2D 5-point R(AP) setup: with an atomic a
+/// warp (~2.6 k on each slot) the hashing check took 61 µs against 28 + 19 µs for check and hash
+/// kernel apart (run 235); with one a team, 47 against 32 + 20 (run 238). Without `slots`, a
+/// plain range launch (f's result unused).
 template <class Exec, class F>
 void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots, const F& f) {
   if (count <= 0) return;
