@@ -139,13 +139,18 @@ struct CrsCheckPart {
   /// Entries a thread of the entry check walks, a chunk apart (coalesced): one entry per thread
   /// ran in 64-thread blocks at 27 % occupancy, 44 us for 4.4 M entries (H100 run 97, ncu).
   static constexpr std::int64_t kPer = 8;
+  /// Rows a thread of the row check walks, a row chunk apart, their row_map loads issued first.
+  /// With a row a thread the 2D 5-point R(AP)'s check (1.14 M rows and 6.9 M entries of R and
+  /// AP, hashed) was 2.0 M threads at 26 % of DRAM bandwidth, 38 µs (H100, session 31, ncu).
+  static constexpr std::int64_t kRowsPer = 8;
   typename Matrix::row_map_type row_map;
   typename Matrix::index_type entries;
   Verdict verdict;
   Starts starts;
   ordinal_t n = 0, m = 0;
   offset_t nnz_total = 0;
-  std::int64_t chunk = 0;  ///< threads of the entry check
+  std::int64_t chunk = 0;      ///< threads of the entry check
+  std::int64_t row_chunk = 0;  ///< threads of the row check
   bool require_sorted = true;
   /// Structure-hash terms this part adds (structure_hash.hpp) while it reads the arrays: 0 (none),
   /// 1 (as A or as B of a product) or 2 (B = A: both matrices' terms from one read).
@@ -156,7 +161,8 @@ struct CrsCheckPart {
   CrsCheckPart(const Matrix& A, bool sorted, const Verdict& v, const Starts& st)
       : row_map(A.graph.row_map), entries(A.graph.entries), verdict(v), starts(st), n(A.numRows()),
         m(A.numCols()), nnz_total(static_cast<offset_t>(A.graph.entries.extent(0))),
-        chunk((static_cast<std::int64_t>(A.graph.entries.extent(0)) + kPer - 1) / kPer), require_sorted(sorted) {}
+        chunk((static_cast<std::int64_t>(A.graph.entries.extent(0)) + kPer - 1) / kPer),
+        row_chunk((static_cast<std::int64_t>(A.numRows()) + kRowsPer - 1) / kRowsPer), require_sorted(sorted) {}
 
   /// Adds this part's hash terms to the structure hash in `slots` (kHashSlots, zeroed first).
   void hash_into(bool as_a, bool as_b) {
@@ -174,11 +180,30 @@ struct CrsCheckPart {
     return h;
   }
 
-  /// Row i: row_map(0) == 0, monotone, within [0, nnz], row_map(n) == nnz; marks the first entry
-  /// of a well-formed non-empty row in the bitmap (sorted checks only). Returns the hash terms of
-  /// row_map(i) (and of row_map(n) for the last row), 0 without salts.
-  KOKKOS_INLINE_FUNCTION std::uint64_t row(const ordinal_t i) const {
-    const offset_t b = row_map(i), e = row_map(i + 1);
+  /// Rows t, t + row_chunk, ... (kRowsPer of them, below n): row_check of each, the row_map
+  /// loads of all first. Returns their hash terms.
+  KOKKOS_INLINE_FUNCTION std::uint64_t row_group(const std::int64_t t) const {
+    const std::int64_t n64 = static_cast<std::int64_t>(n);
+    offset_t b[kRowsPer], e[kRowsPer];
+#pragma unroll
+    for (std::int64_t j = 0; j < kRowsPer; ++j) {
+      const std::int64_t i = t + j * row_chunk;
+      b[j] = i < n64 ? row_map(i) : offset_t(0);
+      e[j] = i < n64 ? row_map(i + 1) : offset_t(0);
+    }
+    std::uint64_t h = 0;
+#pragma unroll
+    for (std::int64_t j = 0; j < kRowsPer; ++j) {
+      const std::int64_t i = t + j * row_chunk;
+      if (i < n64) h += row_check(static_cast<ordinal_t>(i), b[j], e[j]);
+    }
+    return h;
+  }
+  /// Row i, its offsets b = row_map(i) and e = row_map(i + 1) loaded: row_map(0) == 0, monotone,
+  /// within [0, nnz], row_map(n) == nnz; marks the first entry of a well-formed non-empty row in
+  /// the bitmap (sorted checks only). Returns the hash terms of row_map(i) (and of row_map(n) for
+  /// the last row), 0 without salts.
+  KOKKOS_INLINE_FUNCTION std::uint64_t row_check(const ordinal_t i, const offset_t b, const offset_t e) const {
     const bool bad = (i == 0 && b != 0) || e < b || e > nnz_total || (i == n - 1 && e != nnz_total);
     if (bad) {
       (void)Kokkos::atomic_fetch_max(&verdict(0), static_cast<std::uint64_t>(n - i));
@@ -257,7 +282,7 @@ void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots,
  * `starts` (crs_check_words words, zero on entry); read the verdicts after a wait.
  * Balanced over rows and nonzeros (a thread per row stalled on the hub rows of power-law
  * matrices: 15 ms for 10 M nonzeros on an H100):
- * 1. one thread per row of either matrix (CrsCheckPart::row);
+ * 1. one thread per kRowsPer rows of either matrix (CrsCheckPart::row_group);
  * 2. one thread per kPer nonzeros of either matrix (CrsCheckPart::entry_chunk). Entry 0 never
  *    reads a predecessor, so the pass is safe even when step 1 found a bad row (its verdict is
  *    then not used).
@@ -276,13 +301,14 @@ void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_sl
   using exec_t = typename Part::exec_t;
   using ordinal_t = typename Part::ordinal_t;
   const Part pb = b != nullptr ? *b : Part();  // n = 0, no entries: never called
-  const std::int64_t na = static_cast<std::int64_t>(a.n);
-  const std::int64_t rows = na + static_cast<std::int64_t>(pb.n), ca = a.chunk, entries = ca + pb.chunk;
+  // row threads (kRowsPer rows each) of a, then of b; entry threads (kPer entries each) of a, then of b
+  const std::int64_t ra = a.row_chunk;
+  const std::int64_t rows = ra + pb.row_chunk, ca = a.chunk, entries = ca + pb.chunk;
   if (!a.require_sorted) {  // (b's flag is a's: both come from one caller's choice)
     for_each_hashed<exec_t>("kkperm::check_crs::rows_and_entries", rows + entries, hash_slots,
                             KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
-                              if (t < na) return a.row(static_cast<ordinal_t>(t));
-                              if (t < rows) return pb.row(static_cast<ordinal_t>(t - na));
+                              if (t < ra) return a.row_group(t);
+                              if (t < rows) return pb.row_group(t - ra);
                               if (t < rows + ca) return a.entry_chunk(t - rows);
                               return pb.entry_chunk(t - rows - ca);
                             });
@@ -290,7 +316,7 @@ void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_sl
   }
   for_each_hashed<exec_t>("kkperm::check_crs::rows", rows, hash_slots,
                           KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
-                            return t < na ? a.row(static_cast<ordinal_t>(t)) : pb.row(static_cast<ordinal_t>(t - na));
+                            return t < ra ? a.row_group(t) : pb.row_group(t - ra);
                           });
   for_each_hashed<exec_t>("kkperm::check_crs::entries", entries, hash_slots,
                           KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
