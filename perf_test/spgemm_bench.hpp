@@ -58,15 +58,17 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.identity_plan = !opt.has("--esc-sort-always");
   const double plan_lanes = opt.get_double("--esc-plan-lanes", 0);
-  KKPERM_REQUIRE(plan_lanes == -1 || plan_lanes == 0 || plan_lanes == 1 || plan_lanes == 2 || plan_lanes == 4 || plan_lanes == 8 ||
-                     plan_lanes == 16 || plan_lanes == 32,
-                 "--esc-plan-lanes " << plan_lanes << ": -1 (session 30's rule), 0 (automatic), 1, 2, 4, 8, 16 or 32");
+  KKPERM_REQUIRE(plan_lanes == static_cast<double>(static_cast<int>(plan_lanes)),
+                 "--esc-plan-lanes " << plan_lanes << " is not a whole number");
   o.esc.plan_lanes = static_cast<int>(plan_lanes);
   o.hash_in_validation = !opt.has("--plan-separate-hash");
   o.late_verdict = !opt.has("--plan-validate-first");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
+  // EscConfig's own rules (the ones every ESC plan checks), here so that a bad --esc-* value is
+  // reported before any plan is made (--esc-plan-lanes: -1, 0, 1, 2, 4, 8, 16 or 32)
+  kkperm::spgemm::EscSpgemm<kkperm::Crs<double, int, kkperm::DefaultDevice, int>>::check_config(o.esc);
   return o;
 }
 

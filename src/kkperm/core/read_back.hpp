@@ -72,32 +72,17 @@ class PinnedStaging {
 };
 #endif
 
-/// host[0, count) = device[0, count) once the default `Exec` instance's earlier work is done.
+/// host[0, count) = device[0, count) off the CUDA path: Kokkos::deep_copy (read_back's elsewhere).
 template <class Exec, class T>
-void read_back(T* host, const T* device, std::size_t count, const char* who) {
-  static_assert(std::is_trivially_copyable<T>::value, "kkperm::detail::read_back: trivially copyable values");
+void read_back_deep_copy(T* host, const T* device, std::size_t count) {
   if (count == 0) return;
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same<Exec, Kokkos::Cuda>::value) {
-    const std::size_t bytes = count * sizeof(T);
-    const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
-    std::lock_guard<std::mutex> lock(PinnedStaging::mutex());
-    void* stage = PinnedStaging::get(bytes, who);
-    throw_if_cuda_error(cudaMemcpyAsync(stage, device, bytes, cudaMemcpyDeviceToHost, stream), who,
-                        "cudaMemcpyAsync (read back)");
-    throw_if_cuda_error(cudaStreamSynchronize(stream), who, "cudaStreamSynchronize (read back)");
-    std::memcpy(host, stage, bytes);
-    return;
-  }
-#endif
-  (void)who;
   using mem_t = typename Exec::memory_space;
   Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host, count),
                     Kokkos::View<const T*, mem_t, Kokkos::MemoryUnmanaged>(device, count));
 }
 
 /// read_back of two device ranges with one wait: host1[0, count1) = device1[...] and
-/// host2[0, count2) = device2[...] (count2 may be 0). Same rules as read_back.
+/// host2[0, count2) = device2[...] (either count may be 0). Same rules as read_back.
 template <class Exec, class T, class U>
 void read_back2(T* host1, const T* device1, std::size_t count1, U* host2, const U* device2, std::size_t count2,
                 const char* who) {
@@ -122,8 +107,15 @@ void read_back2(T* host1, const T* device1, std::size_t count1, U* host2, const 
     return;
   }
 #endif
-  read_back<Exec>(host1, device1, count1, who);
-  read_back<Exec>(host2, device2, count2, who);
+  (void)who;
+  read_back_deep_copy<Exec>(host1, device1, count1);
+  read_back_deep_copy<Exec>(host2, device2, count2);
+}
+
+/// host[0, count) = device[0, count) once the default `Exec` instance's earlier work is done.
+template <class Exec, class T>
+void read_back(T* host, const T* device, std::size_t count, const char* who) {
+  read_back2<Exec>(host, device, count, host, device, 0, who);
 }
 
 }  // namespace kkperm::detail

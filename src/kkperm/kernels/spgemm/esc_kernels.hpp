@@ -480,8 +480,8 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
       });
 }
 
-/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (`lanes` lanes a
-/// row: plan_lanes_for), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
+/// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (plan_lanes_for's
+/// lanes a row from EscConfig::plan_lanes `plan_lanes`), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
 /// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
 /// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host (with
 /// the pending validation verdicts, decided first); a 2-bit radix sort of (bin, row) pairs
@@ -497,7 +497,7 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
 /// holding an extended lambda).
 template <class RA, class EA, class RB, class WorkView, class PermView>
 bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
-                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int lanes, bool legacy_rounds,
+                     std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int plan_lanes,
                      std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
                      std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
                      const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending) {
@@ -524,8 +524,10 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   auto keys_out = ws.template take<unsigned char>(n);
   auto rows = ws.template take<idx_t>(n);
   auto temp = ws.template take<unsigned char>(sort_bytes);
-  // session 30's rule kept its teams: a row a lane group (8 rows a team a warp a row)
-  const int rounds = legacy_rounds ? 1 : plan_rounds_for(n, lanes, static_cast<std::int64_t>(exec.concurrency()) / 256);
+  const int lanes = plan_lanes_for(n, static_cast<std::int64_t>(entA.extent(0)), plan_lanes);
+  // session 30's rule (plan_lanes -1) kept its teams: a row a lane group (8 rows a team a warp a row)
+  const int rounds =
+      plan_lanes < 0 ? 1 : plan_rounds_for(n, lanes, static_cast<std::int64_t>(exec.concurrency()) / 256);
   switch (lanes) {
     case 32: plan_keys_launch<32>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
     case 16: plan_keys_launch<16>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
@@ -633,8 +635,7 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      const int l = plan_lanes_for(n, static_cast<std::int64_t>(entA.extent(0)), lanes);
-      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, l, lanes < 0, bin_off, bin_max_work,
+      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, lanes, bin_off, bin_max_work,
                                   bin_max_ka, bin_sum_work, after_work, keep_order, pending);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
