@@ -56,7 +56,9 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
+  o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
   o.esc.identity_plan = !opt.has("--esc-sort-always");
+  o.esc.early_stash_scan = !opt.has("--esc-late-stash-scan");
   const double plan_lanes = opt.get_double("--esc-plan-lanes", 0);
   KKPERM_REQUIRE(plan_lanes == static_cast<double>(static_cast<int>(plan_lanes)),
                  "--esc-plan-lanes " << plan_lanes << " is not a whole number");
@@ -204,12 +206,19 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-setup-warp-mean", "N",
            "ESC: setup() sums the warp-row range's values in its count pass when its rows average "
            "at least N products (0: never)", "128"},
+          {"--esc-setup-no-block-values", "",
+           "ESC: setup() leaves the block bin's values to the first numeric (default since session 27: "
+           "its count pass sums them)"},
           {"--esc-setup-copy", "",
            "ESC: setup()'s fill pass copies every stashed row to C (default since session 30: the "
            "first numeric writes the warp-row range's columns while it stages them)"},
           {"--esc-sort-always", "",
            "ESC: the analysis always sorts the rows by bin (default since session 30: when one kernel "
            "takes every row, the rows keep their order and the kernels skip the permutation)"},
+          {"--esc-late-stash-scan", "",
+           "ESC: the count pass's stash offsets are scanned after the bin plan's read-back (default "
+           "since session 32: a row-order scan enqueued behind the read-back serves plans that keep "
+           "the rows in order)"},
           {"--esc-plan-lanes", "N",
            "ESC: lanes a row of the CUDA analysis kernel, 1, 2, 4, 8, 16 or 32 (0: from A's mean row "
            "length, the default since session 31; -1: the rule before it, a thread a row, a warp a row "

@@ -655,8 +655,10 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
   const auto hA = random_csr(240, 200, 0, 14, seed);  // rows of 0..~200 products: thread and warp bins
   const auto hB = random_csr(200, 230, 0, 14, seed + 1);
   const auto hS = random_csr(240, 200, 0, 2, seed + 2);  // F <= 4: the thread bin alone
-  EscConfig dflt, sorted, tiny, thread_own;
+  EscConfig dflt, sorted, tiny, thread_own, late, limited;
   sorted.identity_plan = false;
+  late.early_stash_scan = false;  // the stash offsets scanned after the plan's read-back
+  limited.memory_limit_bytes = std::size_t(1) << 30;  // as plans set it: the early scan still fits
   tiny.warp_max = 40;  // block rows too: several kernels, sorted
   tiny.team_max = 120;
   thread_own.fold_thread_bin_below = 0;  // the thread bin on its own kernel
@@ -667,6 +669,8 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
     bool identity;
   };
   const std::vector<Case> cases = {{"thread + warp, folded", &hA, dflt, true},
+                                   {"thread + warp, folded, late scan", &hA, late, true},
+                                   {"thread + warp, folded, memory limit", &hA, limited, true},
                                    {"thread + warp, sort asked", &hA, sorted, false},
                                    {"block rows", &hA, tiny, false},
                                    {"thread + warp, thread kernel", &hA, thread_own, false},
@@ -683,7 +687,15 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
     for (const auto* e : {&split, &one}) {
       const std::string what = std::string(c.name) + (e == &one ? ", setup" : ", symbolic + numeric");
       EXPECT_EQ(e->stats().identity_plan, c.identity) << what;
+      // the row-order scan made behind the plan's read-back is the stash offsets of a plan in order
+      EXPECT_EQ(e->stats().early_stash_scan, c.identity && c.cfg.early_stash_scan && e->stats().stash_bytes > 0)
+          << what;
       EXPECT_TRUE(matches_reference(kkperm::to_host(e->C()), ref, what));
+    }
+    if (std::string(c.name) == "thread + warp, folded" || std::string(c.name) == "thread + warp, folded, memory limit") {
+      EXPECT_GT(split.stats().stash_bytes, 0u);
+      EXPECT_TRUE(split.stats().early_stash_scan);
+      EXPECT_TRUE(one.stats().early_stash_scan);
     }
     const auto& st = split.stats();
     if (std::string(c.name) == "thread + warp, folded") {  // both bins had rows: merged into one

@@ -500,7 +500,8 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int plan_lanes,
                      std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
                      std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
-                     const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending) {
+                     const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending,
+                     const std::function<void()>& behind) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -546,7 +547,7 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
     std::uint64_t hv[4] = {0, 0, 0, 0};
     kkperm::detail::read_back2<Exec>(hs, stats.data(), 16 * kPlanSlots, hv, pending.words,
-                                     pending.words != nullptr ? 4 : 0, "kkperm::spgemm_symbolic (bin plan)");
+                                     pending.words != nullptr ? 4 : 0, "kkperm::spgemm_symbolic (bin plan)", behind);
     if (pending.words != nullptr) pending.decide(hv);  // throws for an invalid A or B
   }
   std::int64_t h[16] = {};
@@ -622,6 +623,8 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// then perm is the identity (on CUDA the sort is skipped) and `identity` is set. `lanes`: the
 /// CUDA key kernel's lanes a row (0: plan_lanes_for's choice). `pending`: validation verdicts
 /// still in flight, decided before the plan is used (on CUDA read back with it; elsewhere first).
+/// `behind()`: host code enqueuing device work that needs work(i) but not the plan; on CUDA it
+/// runs while the host waits for the plan's read-back (read_back2), elsewhere after F_i.
 template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
@@ -629,14 +632,15 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
                                              std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
                                              const std::function<void()>& after_work,
                                              const std::function<bool(const std::int64_t*)>& keep_order,
-                                             bool& identity, int lanes = 0, const PendingVerdict& pending = {}) {
+                                             bool& identity, int lanes = 0, const PendingVerdict& pending = {},
+                                             const std::function<void()>& behind = {}) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
       identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, lanes, bin_off, bin_max_work,
-                                  bin_max_ka, bin_sum_work, after_work, keep_order, pending);
+                                  bin_max_ka, bin_sum_work, after_work, keep_order, pending, behind);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
@@ -654,6 +658,7 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
     (void)lanes;
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
     after_work();
+    if (behind) behind();
     build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
     identity = keep_order(bin_off);
     if (identity) identity_perm<Exec>(perm, n);  // (the grouped order is not needed)

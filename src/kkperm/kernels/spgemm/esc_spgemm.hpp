@@ -261,6 +261,13 @@ struct EscConfig {
   /// bin folded), the analysis skips the sort that groups rows by bin: perm is the identity and the
   /// kernels take a row's position as the row, one dependent load fewer a row. Off: always sorted.
   bool identity_plan = true;
+  /// While the host waits for the analysis's bin plan, the device scans F_i in row order (one
+  /// exclusive scan, enqueued behind the plan's read-back); when the plan keeps the rows in order
+  /// (identity_plan) that scan is the warp-row range's stash offsets, and the count pass needs no
+  /// scan of its own after the wait. Off: the offsets are scanned after the wait, as before
+  /// session 32. Only when the scan (n + 1 offsets) is at most an eighth of memory_limit_bytes (if
+  /// set): it stands in for the offsets the count pass would allocate anyway, or is dropped first.
+  bool early_stash_scan = true;
   /// Lanes a row of the CUDA analysis kernel (1, 2, 4, 8, 16 or 32); 0: esc_impl::plan_lanes_for's
   /// choice from the mean row length of A; -1: session 30's rule (a row a thread, a warp a row
   /// for few long rows) (perf_test --esc-plan-lanes).
@@ -312,6 +319,9 @@ struct EscStats {
   std::int64_t setup_fused_copy_rows = 0;
   /// the last analysis kept the rows in order (EscConfig::identity_plan: no sort, no perm loads)
   bool identity_plan = false;
+  /// the last count pass's stash offsets were the scan made behind the plan's read-back
+  /// (EscConfig::early_stash_scan)
+  bool early_stash_scan = false;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
@@ -561,6 +571,7 @@ class EscSpgemm {
     const std::int64_t n = A.numRows();
     work_ = pooled(work_mem_, "kkperm::esc::work", n);
     perm_ = pooled(perm_mem_, "kkperm::esc::perm", n);
+    drop_row_scan();
     // F_i and the bin plan at once (one fused kernel, a radix sort and one host wait on CUDA)
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::analyze");
     // The rows keep their order (no sort, perm = identity, kernels skip the perm(p) load) when one
@@ -576,7 +587,7 @@ class EscSpgemm {
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
         cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
-        keep_order, identity, cfg_.plan_lanes, pending);
+        keep_order, identity, cfg_.plan_lanes, pending, [this, n] { scan_rows_in_order(n); });
     ident_ = identity;
     merged_thread_rows_ = 0;
     if (ident_ && bin_off_[1] > bin_off_[0] && bin_off_[2] > bin_off_[1]) {  // thread bin into the warp bin
@@ -1209,6 +1220,29 @@ class EscSpgemm {
     }
   }
 
+  /// Behind the bin plan's read-back (analyze_and_plan's `behind`): row_scan_(j) = Σ_{r<j} F_r
+  /// for j in [0, n], enqueued, when the count pass may use it (EscConfig::early_stash_scan, the
+  /// warp-row kernels with a stash, rows possibly kept in order, within the memory limit). plan_stash
+  /// takes it as the stash offsets when the plan kept the rows in order, else drops it. No
+  /// memory for it: no early scan.
+  /// (Public: nvcc needs the scan's lambda in a public member.)
+  void scan_rows_in_order(std::int64_t n) {
+    const std::size_t bytes = static_cast<std::size_t>(n + 1) * sizeof(std::int64_t);
+    if (!cfg_.early_stash_scan || !cfg_.identity_plan || !uses_warp_rows() || cfg_.stash_limit_bytes == 0 ||
+        (cfg_.memory_limit_bytes != 0 && bytes > cfg_.memory_limit_bytes / 8) || n <= 0)
+      return;
+    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::early_stash_scan");
+    try {
+      scan_mem_ = pooled_t<std::int64_t>("kkperm::esc::row_scan", static_cast<std::size_t>(n + 1));
+      row_scan_ = scan_mem_.view();
+      const work_view w = work_;
+      kkperm::exclusive_scan_to<execution_space, std::int64_t>(
+          "kkperm::spgemm::esc::row_scan", n, KOKKOS_LAMBDA(const std::int64_t j) { return w(j); }, row_scan_);
+      row_scan_ready_ = true;
+    } catch (const std::exception&) {
+      drop_row_scan();
+    }
+  }
  private:
 
   template <class T>
@@ -1364,8 +1398,14 @@ class EscSpgemm {
   /// [warp_begin_, stash_end_) in plan order, stash_ from the plan pool. Else (or when the
   /// allocation fails) both passes hash the rows. Released after the fill pass.
   void plan_stash(std::int64_t n) {
+    // the scan made behind the plan's read-back (scan_rows_in_order), held here until the end
+    const bool early = row_scan_ready_;
+    const pooled_t<std::int64_t> early_mem = scan_mem_;
+    const work_view early_off = row_scan_;
+    drop_row_scan();
     release_stash();
     stats_.stash_bytes = 0;
+    stats_.early_stash_scan = false;
     if (!warp_rows_ || cfg_.stash_limit_bytes == 0) return;
     const std::int64_t b = warp_begin_;
     const bool block = cfg_.stash_block_bin && bin_off_[3] > bin_off_[2];
@@ -1379,8 +1419,15 @@ class EscSpgemm {
         (cfg_.memory_limit_bytes != 0 && other + bytes > cfg_.memory_limit_bytes))
       return;
     try {
-      stash_off_ = pooled(stash_off_mem_, "kkperm::esc::stash_off", e - b + 1);
-      esc_impl::range_work_offsets<execution_space>(perm_, work_, b, e, stash_off_);
+      if (early && ident_ && b == 0 && static_cast<std::int64_t>(early_off.extent(0)) >= e + 1) {
+        // rows in order from row 0: the range's offsets are the row-order scan's first e + 1
+        stash_off_mem_ = early_mem;
+        stash_off_ = early_off;
+        stats_.early_stash_scan = true;
+      } else {
+        stash_off_ = pooled(stash_off_mem_, "kkperm::esc::stash_off", e - b + 1);
+        esc_impl::range_work_offsets<execution_space>(perm_, work_, b, e, stash_off_);
+      }
       stash_ = pooled_t<ordinal_type>("kkperm::esc::stash", static_cast<std::size_t>(total));
       stash_end_ = e;
       stats_.stash_bytes = bytes;
@@ -1411,6 +1458,12 @@ class EscSpgemm {
     }
   }
 
+  void drop_row_scan() {
+    row_scan_ready_ = false;
+    row_scan_ = work_view();
+    scan_mem_ = pooled_t<std::int64_t>();
+  }
+
   void push_chunk(const std::vector<std::int64_t>& offs) {
     Kokkos::View<std::int64_t*, device_type> d("kkperm::esc::chunk_off", offs.size());
     auto h = Kokkos::create_mirror_view(d);
@@ -1438,6 +1491,9 @@ class EscSpgemm {
   work_view stash_off_;                    ///< their offsets per range position
   std::int64_t stash_end_ = 0;             ///< stashed range: plan positions [warp_begin_, stash_end_)
   pooled_t<std::int64_t> stash_off_mem_;
+  pooled_t<std::int64_t> scan_mem_;  ///< scan_rows_in_order's scan until plan_stash takes or drops it
+  work_view row_scan_;
+  bool row_scan_ready_ = false;
   pooled_t<value_type> vstash_;  ///< setup(): the count pass's sums of valued rows, at stash offsets
   bool values_in_count_ = false;  ///< setup() asks symbolic() for values in the count pass
   bool warp_valued_ = false;      ///< the last count pass summed the warp-row range's values
