@@ -41,6 +41,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
+  o.esc.symbolic_lanes16_below =
+      static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
   if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
@@ -215,6 +217,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-sort-always", "",
            "ESC: the analysis always sorts the rows by bin (default since session 30: when one kernel "
            "takes every row, the rows keep their order and the kernels skip the permutation)"},
+          {"--esc-symbolic-lanes16-below", "N",
+           "ESC warp-row symbolic passes (automatic lanes): 16 lanes a row when the range's rows average "
+           "fewer than N products, else 32 (64 before session 32)", "128"},
           {"--esc-late-stash-scan", "",
            "ESC: the count pass's stash offsets are scanned after the bin plan's read-back (default "
            "since session 32: a row-order scan enqueued behind the read-back serves plans that keep "

@@ -364,7 +364,8 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
       return host ? 1
                   : (cfg.warp_row_lanes > 0 ? cfg.warp_row_lanes
                                             : kkperm::spgemm::esc_impl::warp_row_lanes_for(
-                                                  folded ? 1568 : 1504, folded ? 7 : 3, numeric));
+                                                  folded ? 1568 : 1504, folded ? 7 : 3, numeric,
+                                                  cfg.symbolic_lanes16_below));
     };
     EXPECT_EQ(s.warp_row_lanes, warp_rows ? want_lanes(false) : 0) << what;
     if (variant % 4 >= 2)  // search numeric: the first numeric ran the warp-row kernel too
@@ -747,6 +748,28 @@ TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
       EXPECT_EQ(esc.stats().bin_max_work[b], first.bin_max_work[b]) << b;
     }
   }
+}
+
+// The automatic lanes a row of the warp-row kernels: the symbolic passes take 16 lanes below
+// EscConfig::symbolic_lanes16_below products a row on average (128 since session 32) and 32 from
+// there; the first numeric about 16 products a lane, 8 to 32 lanes; no rows: 32.
+TEST(EscSpgemm, WarpRowLanesRule) {
+  using kkperm::spgemm::esc_impl::warp_row_lanes_for;
+  EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, false), 16);
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false), 16);  // the 2D 5-point R(AP)'s mean
+  EXPECT_EQ(warp_row_lanes_for(127 * 10 + 9, 10, false), 16);
+  EXPECT_EQ(warp_row_lanes_for(128 * 10, 10, false), 32);
+  EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, false), 32);  // the 3D 7-point R(AP)'s
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64), 32);  // session 31's threshold
+  EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, false, 64), 16);
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 0), 32);  // 0: always a warp a row
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, true), 8);
+  EXPECT_EQ(warp_row_lanes_for(200 * 10, 10, true), 16);
+  EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, true), 32);
+  EXPECT_EQ(warp_row_lanes_for(0, 0, false), 32);
+  EscConfig bad;
+  bad.symbolic_lanes16_below = -1;
+  EXPECT_THROW(EscSpgemm<Matrix>{bad}, std::invalid_argument);
 }
 
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot

@@ -3,7 +3,7 @@
 # reports (SourceCounters, WarpStateStats, InstructionStats, Occupancy, LaunchStats, SpeedOfLight,
 # MemoryWorkloadAnalysis) of one launch each, from a kkperm_spgemm built with -lineinfo:
 #   f3: the 3D 7-point R(AP) setup's count pass with values (symbolic_warp_rows_launch, 32 lanes, Vals)
-#   c2: the 2D 5-point R(AP) count pass (32 lanes, no values; the first launch: symbolic()'s)
+#   c2: the 2D 5-point R(AP) count pass (16 lanes since session 32, no values; the first launch: symbolic()'s)
 #   n2: the 2D 5-point R(AP) first numeric (numeric_warp_rows_launch, 8 lanes; the first launch)
 # Each report is printed as details and as the source page per CUDA line (csv), gzipped.
 # Usage (GPU host, repo root): S32_BIN=.carry/s32li/new bash scripts/gpu/session32/ncu_source.sh TAG
@@ -30,8 +30,8 @@ one() {  # name gen regex
   ncu --import "$R/$name.ncu-rep" --page source --csv --print-source sass 2>> "$R/${name}_source.err" | gzip > "$R/${name}_source_sass.csv.gz"
   gzip -f "$R/$name.ncu-rep"
 }
-one f3 "laplace3d7:nx=100" "symbolic_warp_rows_launch<Kokkos::Cuda, 32, 1,"
-one c2 "laplace2d5:nx=1000,ny=1000" "symbolic_warp_rows_launch<Kokkos::Cuda, 32, 0,"
-one n2 "laplace2d5:nx=1000,ny=1000" "numeric_warp_rows_launch<Kokkos::Cuda, 8,"
+one f3 "laplace3d7:nx=100" "symbolic_warp_rows_launch<Kokkos::Cuda, \\(int\\)32, \\(bool\\)1,"
+one c2 "laplace2d5:nx=1000,ny=1000" "symbolic_warp_rows_launch<Kokkos::Cuda, \\(int\\)16, \\(bool\\)0,"
+one n2 "laplace2d5:nx=1000,ny=1000" "numeric_warp_rows_launch<Kokkos::Cuda, \\(int\\)8,"
 tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
 ls -la "$OUT"

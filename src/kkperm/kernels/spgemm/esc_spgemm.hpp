@@ -198,6 +198,9 @@ struct EscConfig {
   /// the mean work of the range, separately for the symbolic passes and the first numeric
   /// (esc_impl::warp_row_lanes_for). On host backends always 1.
   int warp_row_lanes = 0;
+  /// Automatic lanes of the symbolic passes (warp_row_lanes 0): 16 when the range's rows average
+  /// fewer products than this, else 32 (esc_impl::warp_row_lanes_for; 64 before session 32).
+  std::int64_t symbolic_lanes16_below = 128;
   /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
   /// warp_row_lanes says). For measurements.
   int numeric_warp_row_lanes = 0;
@@ -524,6 +527,9 @@ class EscSpgemm {
                        c.plan_lanes == 8 || c.plan_lanes == 16 || c.plan_lanes == 32,
                    "kkperm::spgemm::EscConfig: plan_lanes " << c.plan_lanes
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
+    KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
+                   "kkperm::spgemm::EscConfig: symbolic_lanes16_below " << c.symbolic_lanes16_below
+                                                                        << " is negative");
     KKPERM_REQUIRE(c.numeric_fold_thread_mean >= 0,
                    "kkperm::spgemm::EscConfig: numeric_fold_thread_mean " << c.numeric_fold_thread_mean
                                                                           << " is negative");
@@ -1380,7 +1386,8 @@ class EscSpgemm {
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
-                                          : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false);
+                                          : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false,
+                                                                         cfg_.symbolic_lanes16_below);
     // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
     const std::int64_t n0 = bin_off_[1] - bin_off_[0];
     const bool nfold = warp_rows_ && (fold || (n0 > 0 && cfg_.numeric_fold_thread_mean > 0 &&

@@ -165,17 +165,21 @@ RowGroups warp_row_groups(std::size_t per_row, int lanes, int max_warps) {
 }
 
 /// Lanes per row for a warp-row range of `rows` rows and Σ F = `work` products (mean F = work /
-/// rows). Symbolic passes: a warp per row, 16 lanes when mean F < 64; first numeric: about 16
-/// products a lane, 8 to 32 lanes. From H100 runs 106-107 (2D/3D Laplacian A², AP, R(AP); 4, 8,
-/// 16 and 32 lanes forced): the hashing count pass was fastest with 32 lanes everywhere but the
-/// 3D 7-point A² (mean F 49: 16 lanes, 2.60 against 2.89 ms) and lost up to 12x with 4 lanes on
-/// rows near the warp bin's top; the search numeric gained with fewer lanes (3D 7-point A²:
-/// 0.81-0.89 ms with 4-8 lanes against 1.45-1.77 ms with 32). 4 lanes never won by more than
-/// noise and are not offered.
-inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric) {
+/// rows). Symbolic passes: a warp per row, 16 lanes when mean F < `lanes16_below`
+/// (EscConfig::symbolic_lanes16_below); first numeric: about 16 products a lane, 8 to 32 lanes.
+/// From H100 runs 106-107 (2D/3D Laplacian A², AP, R(AP); 4, 8, 16 and 32 lanes forced): the
+/// hashing count pass was fastest with 32 lanes everywhere but the 3D 7-point A² (mean F 49: 16
+/// lanes, 2.60 against 2.89 ms) and lost up to 12x with 4 lanes on rows near the warp bin's top;
+/// the search numeric gained with fewer lanes (3D 7-point A²: 0.81-0.89 ms with 4-8 lanes against
+/// 1.45-1.77 ms with 32). 4 lanes never won by more than noise and are not offered. Hence a
+/// threshold of 64 until session 32: with the count pass's bitmap path (session 20) its runs 253
+/// and 254 had the symbolic passes faster on 16 lanes at means 74 (2D R(AP) symbolic 0.389-0.401
+/// -> 0.349-0.358 ms) and 118 (3D 27-point AP 0.601-0.624 -> 0.519-0.552 ms), and slower at 322
+/// (3D 7-point R(AP) setup 0.85-0.87 -> 0.95 ms), so 16 lanes below a mean of 128.
+inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric, std::int64_t lanes16_below = 128) {
   if (rows <= 0) return 32;
   const std::int64_t mean = work / rows;
-  if (!numeric) return mean < 64 ? 16 : 32;
+  if (!numeric) return mean < lanes16_below ? 16 : 32;
   const std::int64_t per_lane = (mean + 15) / 16;
   int L = 8;
   while (L < 32 && L < per_lane) L *= 2;
@@ -300,8 +304,10 @@ KOKKOS_INLINE_FUNCTION void row_sums_out(const RowSums<V>& rs, int nc, int first
 /// `used` on when they fit before byte `share` (then copied out), else summed in vout itself
 /// (global atomics). In scratch, each 8 lanes of the group add into a copy of their own (up to
 /// W / 8 copies, as many as fit; summed at the end): an R(AP) row sends ~7 products to each of its
-/// columns, and lanes that hit the same double at once retry their atomics in turn. Every lane of
-/// the row's group calls it.
+/// columns, and lanes that hit the same double at once retry their atomics in turn (a double's
+/// atomic add in shared memory is a compare-and-swap loop: 1.7-2.7 passes a product in H100 run
+/// 254's ncu of the 3D 7-point R(AP); 4 lanes a copy did not make the kernel faster, run 255).
+/// Every lane of the row's group calls it.
 template <class Args, class V, class Pos>
 KOKKOS_INLINE_FUNCTION void sum_row_values(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
                                            unsigned mask, char* scratch, std::size_t used, std::size_t share,
