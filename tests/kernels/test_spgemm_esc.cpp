@@ -693,6 +693,9 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
           << what;
       EXPECT_TRUE(matches_reference(kkperm::to_host(e->C()), ref, what));
     }
+    // made unless switched off, no order is kept, or the sizes say thread bin only (hS: ~7 products
+    // a row with fold_thread_bin_below 0)
+    EXPECT_EQ(split.stats().early_scan_made, c.cfg.early_stash_scan && c.cfg.identity_plan && c.a == &hA) << c.name;
     if (std::string(c.name) == "thread + warp, folded" || std::string(c.name) == "thread + warp, folded, memory limit") {
       EXPECT_GT(split.stats().stash_bytes, 0u);
       EXPECT_TRUE(split.stats().early_stash_scan);
@@ -706,6 +709,28 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
     }
     if (std::string(c.name) == "thread + warp, sort asked") EXPECT_GT(st.bin_rows[0], 0);
     if (std::string(c.name) == "block rows") EXPECT_GT(st.bin_rows[2], 0);
+  }
+}
+
+// No early scan where the sizes say the plan will not use it (EscSpgemm::early_scan_pays): a
+// product of 40 000 rows (above fold_thread_bin_below) of ~4 products each stays in the thread bin;
+// with rows of ~40 products it is made (and used: one warp-row range in row order).
+TEST(EscSpgemm, EarlyScanOnlyWhereAStashIsLikely) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hB = random_csr(300, 300, 1, 3, seed + 1);
+  for (const int per_row : {2, 20}) {
+    const auto hA = random_csr(40000, 300, per_row - 1, per_row + 1, seed);
+    const auto ref = reference_multiply(hA, hB);
+    const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+    EscConfig cfg;
+    cfg.poison_c = true;
+    EscSpgemm<Matrix> esc(cfg);
+    esc.setup(A, B);
+    const std::string what = "A rows of ~" + std::to_string(per_row) + " entries";
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+    EXPECT_EQ(esc.stats().early_scan_made, per_row == 20) << what;
+    EXPECT_EQ(esc.stats().early_stash_scan, per_row == 20 && esc.stats().identity_plan) << what;
   }
 }
 

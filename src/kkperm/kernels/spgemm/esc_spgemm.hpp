@@ -268,8 +268,10 @@ struct EscConfig {
   /// exclusive scan, enqueued behind the plan's read-back); when the plan keeps the rows in order
   /// (identity_plan) that scan is the warp-row range's stash offsets, and the count pass needs no
   /// scan of its own after the wait. Off: the offsets are scanned after the wait, as before
-  /// session 32. Only when the scan (n + 1 offsets) is at most an eighth of memory_limit_bytes (if
-  /// set): it stands in for the offsets the count pass would allocate anyway, or is dropped first.
+  /// session 32. Only when the sizes make such a plan likely (EscSpgemm::early_scan_pays: not for
+  /// a large all-thread-bin product) and the scan (n + 1 offsets) is at most an eighth of
+  /// memory_limit_bytes (if set): it stands in for the offsets the count pass would allocate
+  /// anyway, or is dropped first.
   bool early_stash_scan = true;
   /// Lanes a row of the CUDA analysis kernel (1, 2, 4, 8, 16 or 32); 0: esc_impl::plan_lanes_for's
   /// choice from the mean row length of A; -1: session 30's rule (a row a thread, a warp a row
@@ -325,6 +327,8 @@ struct EscStats {
   /// the last count pass's stash offsets were the scan made behind the plan's read-back
   /// (EscConfig::early_stash_scan)
   bool early_stash_scan = false;
+  /// the last analysis made that scan (used or not)
+  bool early_scan_made = false;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
@@ -593,7 +597,8 @@ class EscSpgemm {
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
         cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
-        keep_order, identity, cfg_.plan_lanes, pending, [this, n] { scan_rows_in_order(n); });
+        keep_order, identity, cfg_.plan_lanes, pending,
+        [this, n, &A, &B] { scan_rows_in_order(n, early_scan_pays(A, B)); });
     ident_ = identity;
     merged_thread_rows_ = 0;
     if (ident_ && bin_off_[1] > bin_off_[0] && bin_off_[2] > bin_off_[1]) {  // thread bin into the warp bin
@@ -644,6 +649,7 @@ class EscSpgemm {
     const bool direct = cfg_.output_order == EscOutputOrder::direct;
 
     stats_.sum_work = an_sum_;
+    stats_.early_scan_made = row_scan_ready_;
     stats_.max_work = an_max_;
     stats_.identity_plan = ident_;
     clock_.span(&stats_.analysis_s, an_m0_, an_mid_);
@@ -1231,10 +1237,11 @@ class EscSpgemm {
   /// warp-row kernels with a stash, rows possibly kept in order, within the memory limit). plan_stash
   /// takes it as the stash offsets when the plan kept the rows in order, else drops it. No
   /// memory for it: no early scan.
+  /// `likely`: early_scan_pays(A, B).
   /// (Public: nvcc needs the scan's lambda in a public member.)
-  void scan_rows_in_order(std::int64_t n) {
+  void scan_rows_in_order(std::int64_t n, bool likely) {
     const std::size_t bytes = static_cast<std::size_t>(n + 1) * sizeof(std::int64_t);
-    if (!cfg_.early_stash_scan || !cfg_.identity_plan || !uses_warp_rows() || cfg_.stash_limit_bytes == 0 ||
+    if (!likely || !cfg_.early_stash_scan || !cfg_.identity_plan || !uses_warp_rows() || cfg_.stash_limit_bytes == 0 ||
         (cfg_.memory_limit_bytes != 0 && bytes > cfg_.memory_limit_bytes / 8) || n <= 0)
       return;
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::early_stash_scan");
@@ -1465,6 +1472,21 @@ class EscSpgemm {
     }
   }
 
+  /// Whether the early scan is likely to be used, from the sizes alone (before the analysis): a
+  /// plan keeps its rows in order with a stash when the warp-row kernels take them all, not when
+  /// a thread bin too large to fold (fold_thread_bin_below rows or more) takes them. Products a row
+  /// expected from the mean row lengths, nnz(A) / n × nnz(B) / rows(B), at most thread_max (the
+  /// thread bin's top) with that many rows: no early scan (H100 run 256: the 2D 5-point AP, 10^6
+  /// rows of ~12 products, all in the thread bin, went 0.510-0.533 -> 0.532-0.541 ms with the
+  /// unused scan).
+  bool early_scan_pays(const Matrix& A, const Matrix& B) const {
+    const std::int64_t n = A.numRows(), k = B.numRows();
+    if (n <= 0 || k <= 0) return false;
+    if (n < cfg_.fold_thread_bin_below) return true;
+    const double mean = static_cast<double>(A.nnz()) / static_cast<double>(n) *
+                        (static_cast<double>(B.nnz()) / static_cast<double>(k));
+    return mean > static_cast<double>(cfg_.thread_max);
+  }
   void drop_row_scan() {
     row_scan_ready_ = false;
     row_scan_ = work_view();
