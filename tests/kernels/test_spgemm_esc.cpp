@@ -694,8 +694,10 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
       EXPECT_TRUE(matches_reference(kkperm::to_host(e->C()), ref, what));
     }
     // made unless switched off, no order is kept, or the sizes say thread bin only (hS: ~7 products
-    // a row with fold_thread_bin_below 0)
-    EXPECT_EQ(split.stats().early_scan_made, c.cfg.early_stash_scan && c.cfg.identity_plan && c.a == &hA) << c.name;
+    // a row with fold_thread_bin_below 0) or above the warp bin ("block rows": ~49 against 40)
+    EXPECT_EQ(split.stats().early_scan_made, c.cfg.early_stash_scan && c.cfg.identity_plan && c.a == &hA &&
+                                                 std::string(c.name) != "block rows")
+        << c.name;
     if (std::string(c.name) == "thread + warp, folded" || std::string(c.name) == "thread + warp, folded, memory limit") {
       EXPECT_GT(split.stats().stash_bytes, 0u);
       EXPECT_TRUE(split.stats().early_stash_scan);
@@ -714,7 +716,8 @@ TEST(EscSpgemm, IdentityPlanWhenOneKernelTakesEveryRow) {
 
 // No early scan where the sizes say the plan will not use it (EscSpgemm::early_scan_pays): a
 // product of 40 000 rows (above fold_thread_bin_below) of ~4 products each stays in the thread bin;
-// with rows of ~40 products it is made (and used: one warp-row range in row order).
+// with rows of ~40 products it is made (and used: one warp-row range in row order); with rows
+// expected above warp_max (set to 30 here) it is not.
 TEST(EscSpgemm, EarlyScanOnlyWhereAStashIsLikely) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
@@ -731,6 +734,13 @@ TEST(EscSpgemm, EarlyScanOnlyWhereAStashIsLikely) {
     EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
     EXPECT_EQ(esc.stats().early_scan_made, per_row == 20) << what;
     EXPECT_EQ(esc.stats().early_stash_scan, per_row == 20 && esc.stats().identity_plan) << what;
+    EscConfig low = cfg;  // ~40 products a row expected, above this warp bin's top
+    low.thread_max = 16;
+    low.warp_max = 30;
+    EscSpgemm<Matrix> e2(low);
+    e2.setup(A, B);
+    EXPECT_TRUE(matches_reference(kkperm::to_host(e2.C()), ref, what + ", warp_max 30"));
+    EXPECT_FALSE(e2.stats().early_scan_made) << what << ", warp_max 30";
   }
 }
 

@@ -1474,18 +1474,21 @@ class EscSpgemm {
 
   /// Whether the early scan is likely to be used, from the sizes alone (before the analysis): a
   /// plan keeps its rows in order with a stash when the warp-row kernels take them all, not when
-  /// a thread bin too large to fold (fold_thread_bin_below rows or more) takes them. Products a row
-  /// expected from the mean row lengths, nnz(A) / n × nnz(B) / rows(B), at most thread_max (the
-  /// thread bin's top) with that many rows: no early scan (H100 run 256: the 2D 5-point AP, 10^6
-  /// rows of ~12 products, all in the thread bin, went 0.510-0.533 -> 0.532-0.541 ms with the
-  /// unused scan).
+  /// a thread bin too large to fold (fold_thread_bin_below rows or more) takes them, nor when the
+  /// rows spread over the warp and block bins (then they are sorted). With the products a row
+  /// expected from the mean row lengths, nnz(A) / n × nnz(B) / rows(B):
+  /// - at most thread_max (the thread bin's top) with fold_thread_bin_below rows or more: no early
+  ///   scan (H100 run 256: the 2D 5-point AP, 10^6 rows of ~12 products all in the thread bin,
+  ///   0.510-0.533 -> 0.532-0.541 ms with the unused scan);
+  /// - above warp_max (the warp bin's top): no early scan (run 257: the 3D 27-point R(AP), its
+  ///   rows in the warp and block bins, 0.466-0.480 -> 0.498-0.527 ms with it).
   bool early_scan_pays(const Matrix& A, const Matrix& B) const {
     const std::int64_t n = A.numRows(), k = B.numRows();
     if (n <= 0 || k <= 0) return false;
-    if (n < cfg_.fold_thread_bin_below) return true;
     const double mean = static_cast<double>(A.nnz()) / static_cast<double>(n) *
                         (static_cast<double>(B.nnz()) / static_cast<double>(k));
-    return mean > static_cast<double>(cfg_.thread_max);
+    if (mean > static_cast<double>(cfg_.warp_max)) return false;
+    return n < cfg_.fold_thread_bin_below || mean > static_cast<double>(cfg_.thread_max);
   }
   void drop_row_scan() {
     row_scan_ready_ = false;
