@@ -269,9 +269,9 @@ struct EscConfig {
   /// (identity_plan) that scan is the warp-row range's stash offsets, and the count pass needs no
   /// scan of its own after the wait. Off: the offsets are scanned after the wait, as before
   /// session 32. Only when the sizes make such a plan likely (EscSpgemm::early_scan_pays: not for
-  /// a large all-thread-bin product) and the scan (n + 1 offsets) is at most an eighth of
-  /// memory_limit_bytes (if set): it stands in for the offsets the count pass would allocate
-  /// anyway, or is dropped first.
+  /// a large all-thread-bin product, nor for rows expected above warp_max) and the scan (n + 1
+  /// offsets) is at most an eighth of memory_limit_bytes (if set): it stands in for the offsets
+  /// the count pass would allocate anyway, or is dropped first.
   bool early_stash_scan = true;
   /// Lanes a row of the CUDA analysis kernel (1, 2, 4, 8, 16 or 32); 0: esc_impl::plan_lanes_for's
   /// choice from the mean row length of A; -1: session 30's rule (a row a thread, a warp a row
@@ -1480,8 +1480,10 @@ class EscSpgemm {
   /// - at most thread_max (the thread bin's top) with fold_thread_bin_below rows or more: no early
   ///   scan (H100 run 256: the 2D 5-point AP, 10^6 rows of ~12 products all in the thread bin,
   ///   0.510-0.533 -> 0.532-0.541 ms with the unused scan);
-  /// - above warp_max (the warp bin's top): no early scan (run 257: the 3D 27-point R(AP), its
-  ///   rows in the warp and block bins, 0.466-0.480 -> 0.498-0.527 ms with it).
+  /// - above warp_max (the warp bin's top): no early scan, since such rows spread over the warp
+  ///   and block bins and are sorted. (Run 257 had the 3D 27-point R(AP) 0.466-0.480 -> 0.498-0.527
+  ///   ms with the unused scan, but run 258 showed that product varying as much between variants
+  ///   running the same code.)
   bool early_scan_pays(const Matrix& A, const Matrix& B) const {
     const std::int64_t n = A.numRows(), k = B.numRows();
     if (n <= 0 || k <= 0) return false;
