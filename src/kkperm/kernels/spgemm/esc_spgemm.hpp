@@ -1232,30 +1232,6 @@ class EscSpgemm {
     }
   }
 
-  /// Behind the bin plan's read-back (analyze_and_plan's `behind`): row_scan_(j) = Σ_{r<j} F_r
-  /// for j in [0, n], enqueued, when the count pass may use it (EscConfig::early_stash_scan, the
-  /// warp-row kernels with a stash, rows possibly kept in order, within the memory limit). plan_stash
-  /// takes it as the stash offsets when the plan kept the rows in order, else drops it. No
-  /// memory for it: no early scan.
-  /// `likely`: early_scan_pays(A, B).
-  /// (Public: nvcc needs the scan's lambda in a public member.)
-  void scan_rows_in_order(std::int64_t n, bool likely) {
-    const std::size_t bytes = static_cast<std::size_t>(n + 1) * sizeof(std::int64_t);
-    if (!likely || !cfg_.early_stash_scan || !cfg_.identity_plan || !uses_warp_rows() || cfg_.stash_limit_bytes == 0 ||
-        (cfg_.memory_limit_bytes != 0 && bytes > cfg_.memory_limit_bytes / 8) || n <= 0)
-      return;
-    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::early_stash_scan");
-    try {
-      scan_mem_ = pooled_t<std::int64_t>("kkperm::esc::row_scan", static_cast<std::size_t>(n + 1));
-      row_scan_ = scan_mem_.view();
-      const work_view w = work_;
-      kkperm::exclusive_scan_to<execution_space, std::int64_t>(
-          "kkperm::spgemm::esc::row_scan", n, KOKKOS_LAMBDA(const std::int64_t j) { return w(j); }, row_scan_);
-      row_scan_ready_ = true;
-    } catch (const std::exception&) {
-      drop_row_scan();
-    }
-  }
  private:
 
   template <class T>
@@ -1469,6 +1445,28 @@ class EscSpgemm {
     } catch (const std::exception&) {  // no memory for it: the setup's numeric computes the values
       vstash_ = pooled_t<value_type>();
       warp_values_planned_ = block_values_planned_ = false;
+    }
+  }
+
+  /// Behind the bin plan's read-back (analyze_and_plan's `behind`): row_scan_(j) = Σ_{r<j} F_r
+  /// for j in [0, n], enqueued, when the count pass may use it (EscConfig::early_stash_scan, the
+  /// warp-row kernels with a stash, rows possibly kept in order, within the memory limit). plan_stash
+  /// takes it as the stash offsets when the plan kept the rows in order, else drops it. No
+  /// memory for it: no early scan.
+  /// `likely`: early_scan_pays(A, B).
+  void scan_rows_in_order(std::int64_t n, bool likely) {
+    const std::size_t bytes = static_cast<std::size_t>(n + 1) * sizeof(std::int64_t);
+    if (!likely || !cfg_.early_stash_scan || !cfg_.identity_plan || !uses_warp_rows() || cfg_.stash_limit_bytes == 0 ||
+        (cfg_.memory_limit_bytes != 0 && bytes > cfg_.memory_limit_bytes / 8) || n <= 0)
+      return;
+    const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::early_stash_scan");
+    try {
+      scan_mem_ = pooled_t<std::int64_t>("kkperm::esc::row_scan", static_cast<std::size_t>(n + 1));
+      row_scan_ = scan_mem_.view();
+      esc_impl::range_work_offsets<execution_space>(perm_, work_, 0, n, row_scan_, /*in_order=*/true);
+      row_scan_ready_ = true;
+    } catch (const std::exception&) {
+      drop_row_scan();
     }
   }
 

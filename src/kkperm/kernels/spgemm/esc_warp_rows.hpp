@@ -517,13 +517,17 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
   return rg.lanes;
 }
 
-/// out(j) = Σ_{j' < j} work(perm(b + j')) for j in [0, e - b] (stash offsets of the range).
+/// out(j) = Σ_{j' < j} work(perm(b + j')) for j in [0, e - b] (stash offsets of the range);
+/// `in_order`: positions are rows (perm is not read, and need not be made yet).
 template <class Exec, class PermView, class WorkView, class OutView>
 void range_work_offsets(const PermView& perm, const WorkView& work, std::int64_t b, std::int64_t e,
-                        const OutView& out) {
+                        const OutView& out, bool in_order = false) {
   exclusive_scan_to<Exec, std::int64_t>(
       "kkperm::spgemm::esc::stash_offsets", e - b,
-      KOKKOS_LAMBDA(const std::int64_t j) { return static_cast<std::int64_t>(work(perm(b + j))); }, out);
+      KOKKOS_LAMBDA(const std::int64_t j) {
+        return static_cast<std::int64_t>(work(in_order ? b + j : static_cast<std::int64_t>(perm(b + j))));
+      },
+      out);
 }
 
 /// Fill pass of the single-pass symbolic: C's row of position p = the cnt columns the count pass
