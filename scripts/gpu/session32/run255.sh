@@ -4,19 +4,15 @@
 # (EscConfig::numeric_copy_lanes 4, was one copy a row), against both as before, in both orders
 # (ROUNDS_AB rounds, session 30's trace_ab.sh); each alone and other copy widths (part c,
 # ROUNDS_C rounds); ncu kernel durations of the R(AP) setups (session 27's ncu_setup.sh); the
-# spgemm_esc test first. Carry .carry/s32e: bin.tgz (kkperm_spgemm, kkperm_amg), t/ (test, matrices).
+# spgemm_esc test first. Carry .carry/s32e: bin.tgz (kkperm_spgemm, kkperm_amg), t/ (test, matrices),
+# built with copies_run255.patch applied (its --esc-*-copy-lanes flags are not in the code).
 # Usage (GPU host, repo root): bash scripts/gpu/session32/run255.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-run255}
 CARRY=${CARRY:-.carry/s32e}
 OLD="--esc-sum-copy-lanes+8+--esc-numeric-copy-lanes+0"
-( source scripts/gpu/lib/session_common.sh; HARD_S=100; carry_setup "$CARRY/t" "${TAG}_t" 90
-  run_tests 90; tar -czf "$OUT/${TAG}_t.tgz" -C "$OUT" "${TAG}_t" && rm -rf "$R" )
-S30_CARRY=$CARRY VARIANTS="new@esc,cusparse_alg1 new:$OLD@esc" ROUNDS=${ROUNDS_AB:-5} \
-  DEADLINE_S=100 HARD_S=125 bash scripts/gpu/session30/trace_ab.sh "${TAG}_a"
-S30_CARRY=$CARRY VARIANTS="new:$OLD@esc new@esc,cusparse_alg1" ROUNDS=${ROUNDS_AB:-5} \
-  DEADLINE_S=100 HARD_S=125 bash scripts/gpu/session30/trace_ab.sh "${TAG}_b"
+bash scripts/gpu/session32/ab_orders.sh "$TAG" "$CARRY" "$OLD" "${ROUNDS_AB:-5}" 100 125
 S30_CARRY=$CARRY VARIANTS="new@esc,cusparse_alg1 new:--esc-sum-copy-lanes+8@esc new:--esc-numeric-copy-lanes+0@esc new:--esc-sum-copy-lanes+2+--esc-numeric-copy-lanes+2@esc new:--esc-numeric-copy-lanes+1@esc" \
   ROUNDS=${ROUNDS_C:-3} DEADLINE_S=110 HARD_S=135 bash scripts/gpu/session30/trace_ab.sh "${TAG}_c"
 S27_CARRY=$CARRY VARIANTS="new new:$OLD" DEADLINE_S=60 \
