@@ -41,6 +41,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
+  o.esc.numeric_bitmap_factor =
+      static_cast<int>(opt.get_double("--esc-numeric-bitmap", double(o.esc.numeric_bitmap_factor)));
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
@@ -177,6 +179,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-numeric-lanes", "N",
            "ESC warp-row kernels: lanes per row of the first numeric alone, 8/16/32 (0: as "
            "--esc-warp-row-lanes)",
+           "0"},
+          {"--esc-numeric-bitmap", "F",
+           "ESC searching numerics (warp-row launch): a product's place by rank in a bitmap of its row's "
+           "column window when the window fits F words per column of the range's longest row of C "
+           "(0: binary search only)",
            "0"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "

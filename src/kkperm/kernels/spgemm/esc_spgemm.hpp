@@ -204,6 +204,13 @@ struct EscConfig {
   /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
   /// warp_row_lanes says). For measurements.
   int numeric_warp_row_lanes = 0;
+  /// The searching numerics' warp-row launch (the first numeric, and the one that fills the slot
+  /// map) finds a product's place in its row of C by rank in a bitmap of the row's column window
+  /// (esc_impl::StagedLookup: two independent scratch loads and a popcount) instead of a binary
+  /// search over the row's staged columns, for rows whose window fits this many 32-bit words per
+  /// column of the range's largest row of C (each row gets factor × that many words, 6 bytes
+  /// each, in scratch, when that costs the launch no rows a team; 0: binary search only).
+  int numeric_bitmap_factor = 0;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -314,6 +321,7 @@ struct EscStats {
   std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
   int warp_row_lanes = 0;            ///< lanes per row of the last symbolic's warp-row launches
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
+  int numeric_bitmap_words = 0;      ///< bitmap words a row of that launch had (0: binary search only)
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
   /// the last setup() summed values in the count pass (EscConfig::setup_values_in_count) for
@@ -531,6 +539,9 @@ class EscSpgemm {
                        c.plan_lanes == 8 || c.plan_lanes == 16 || c.plan_lanes == 32,
                    "kkperm::spgemm::EscConfig: plan_lanes " << c.plan_lanes
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
+    KKPERM_REQUIRE(c.numeric_bitmap_factor >= 0 && c.numeric_bitmap_factor <= 64,
+                   "kkperm::spgemm::EscConfig: numeric_bitmap_factor " << c.numeric_bitmap_factor
+                                                                       << " outside [0, 64]");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes16_below " << c.symbolic_lanes16_below
                                                                         << " is negative");
@@ -947,15 +958,20 @@ class EscSpgemm {
                                         cfg_.warp_rows_per_team, nullptr, 0, 0, warp_begin_);
     const esc_impl::StashedCols<ordinal_type, work_view> from{fused ? stash_.view().data() : nullptr, stash_off_,
                                                                defer_begin_, defer_end_, warp_begin_};
+    int bitmap_words = 0;
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
-                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from)
+                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from,
+                                                                     cfg_.numeric_bitmap_factor, &bitmap_words)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
       release_stash();
       defer_begin_ = defer_end_ = 0;
     }
-    if (!skip_warp) stats_.numeric_warp_row_lanes = lanes;
+    if (!skip_warp) {
+      stats_.numeric_warp_row_lanes = lanes;
+      stats_.numeric_bitmap_words = lanes > 0 && we > wb ? bitmap_words : 0;
+    }
     if (need_thread && !(folded && lanes > 0))
       esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
     if (!skip_warp && lanes == 0)
