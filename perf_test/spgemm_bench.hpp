@@ -41,10 +41,10 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
-  o.esc.numeric_bitmap_factor =
-      static_cast<int>(opt.get_double("--esc-numeric-bitmap", double(o.esc.numeric_bitmap_factor)));
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
+  o.esc.symbolic_lanes8_from =
+      static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes8-from", double(o.esc.symbolic_lanes8_from)));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
   if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
@@ -180,11 +180,6 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row kernels: lanes per row of the first numeric alone, 8/16/32 (0: as "
            "--esc-warp-row-lanes)",
            "0"},
-          {"--esc-numeric-bitmap", "F",
-           "ESC searching numerics (warp-row launch): a product's place by rank in a bitmap of its row's "
-           "column window when the window fits F words per column of the range's longest row of C "
-           "(0: binary search only)",
-           "0"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
            "hashing passes; default 1024)",
@@ -226,7 +221,10 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "takes every row, the rows keep their order and the kernels skip the permutation)"},
           {"--esc-symbolic-lanes16-below", "N",
            "ESC warp-row symbolic passes (automatic lanes): 16 lanes a row when the range's rows average "
-           "fewer than N products, else 32 (64 before session 32)", "128"},
+           "fewer than N products (8 from --esc-symbolic-lanes8-from on), else 32 (64 before session 32)", "128"},
+          {"--esc-symbolic-lanes8-from", "N",
+           "ESC warp-row symbolic passes (automatic lanes): 8 lanes a row when the range's rows average at "
+           "least N products and fewer than --esc-symbolic-lanes16-below (0: never; session 33)", "64"},
           {"--esc-late-stash-scan", "",
            "ESC: the count pass's stash offsets are scanned after the bin plan's read-back (default "
            "since session 32: a row-order scan enqueued behind the read-back serves plans that keep "

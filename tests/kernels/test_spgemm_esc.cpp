@@ -102,15 +102,6 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
-  // the searching numerics find places by rank in the row's column-window bitmap where it fits
-  // (factor 1: one word per column of the longest row, so wide rows fall back to the search)
-  EscConfig rank4;
-  rank4.numeric_bitmap_factor = 4;
-  rank4.numeric_fold_thread_mean = 1;  // the thread bin's rows in the warp-row numeric too
-  out.emplace_back("default_numeric_bitmap4", rank4);
-  EscConfig rank1 = search_perm;
-  rank1.numeric_bitmap_factor = 1;
-  out.emplace_back("tiny_bins_permuted_search_numeric_bitmap1", rank1);
   // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
   // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
@@ -374,7 +365,7 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
                   : (cfg.warp_row_lanes > 0 ? cfg.warp_row_lanes
                                             : kkperm::spgemm::esc_impl::warp_row_lanes_for(
                                                   folded ? 1568 : 1504, folded ? 7 : 3, numeric,
-                                                  cfg.symbolic_lanes16_below));
+                                                  cfg.symbolic_lanes16_below, cfg.symbolic_lanes8_from));
     };
     EXPECT_EQ(s.warp_row_lanes, warp_rows ? want_lanes(false) : 0) << what;
     if (variant % 4 >= 2)  // search numeric: the first numeric ran the warp-row kernel too
@@ -799,14 +790,20 @@ TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
 // there; the first numeric about 16 products a lane, 8 to 32 lanes; no rows: 32.
 TEST(EscSpgemm, WarpRowLanesRule) {
   using kkperm::spgemm::esc_impl::warp_row_lanes_for;
-  EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, false), 16);
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false), 16);  // the 2D 5-point R(AP)'s mean
-  EXPECT_EQ(warp_row_lanes_for(127 * 10 + 9, 10, false), 16);
+  EXPECT_EQ(warp_row_lanes_for(48 * 10, 10, false), 16);  // the 3D 7-point A²'s mean
+  EXPECT_EQ(warp_row_lanes_for(63 * 10 + 9, 10, false), 16);
+  EXPECT_EQ(warp_row_lanes_for(64 * 10, 10, false), 8);
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false), 8);  // the 2D 5-point R(AP)'s mean
+  EXPECT_EQ(warp_row_lanes_for(127 * 10 + 9, 10, false), 8);
   EXPECT_EQ(warp_row_lanes_for(128 * 10, 10, false), 32);
   EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, false), 32);  // the 3D 7-point R(AP)'s
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64), 32);  // session 31's threshold
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 128, 0), 16);  // 8 lanes off: session 32's rule
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64, 0), 32);   // session 31's threshold
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64), 32);      // no 8-lane band below 64
   EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, false, 64), 16);
   EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 0), 32);  // 0: always a warp a row
+  EXPECT_EQ(warp_row_lanes_for(100 * 10, 10, false, 128, 96), 8);
+  EXPECT_EQ(warp_row_lanes_for(90 * 10, 10, false, 128, 96), 16);
   EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, true), 8);
   EXPECT_EQ(warp_row_lanes_for(200 * 10, 10, true), 16);
   EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, true), 32);
@@ -814,84 +811,13 @@ TEST(EscSpgemm, WarpRowLanesRule) {
   EscConfig bad;
   bad.symbolic_lanes16_below = -1;
   EXPECT_THROW(EscSpgemm<Matrix>{bad}, std::invalid_argument);
+  EscConfig bad8;
+  bad8.symbolic_lanes8_from = -1;
+  EXPECT_THROW(EscSpgemm<Matrix>{bad8}, std::invalid_argument);
 }
 
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot
 // map and gather plan, its first numeric searches without one and the second makes it again.
-// The searching numerics' places by rank in a bitmap of the row's column window
-// (EscConfig::numeric_bitmap_factor) against the reference and the binary search: banded rows
-// (narrow windows, every row ranks), wide windows (~20000 columns: rows fall back to the search),
-// and both in one product. Both searching numerics (the first, and the one that fills the slot
-// map) take it, and the slot map they fill must serve the numerics after them.
-TEST(EscSpgemm, NumericFindsPlacesByRankInTheRowBitmap) {
-  const auto seed = kkperm::test::fresh_seed();
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  const auto band = banded_csr(500, 6, seed);
-  const auto wide = random_csr(300, 20000, 1, 6, seed + 1);
-  const auto wideB = random_csr(20000, 20000, 1, 6, seed + 2);
-  // rows 0-249 banded (window ~25 columns), rows 250-499 spread over 20000 columns
-  const Host& mixed = band;
-  Host mixedB;
-  {
-    std::mt19937_64 rng(seed + 4);
-    Host mb;
-    mb.num_rows = 500;
-    mb.num_cols = 20000;
-    mb.row_map.assign(501, 0);
-    for (int r = 0; r < 500; ++r) {
-      const int len = 1 + static_cast<int>(rng() % 4);
-      std::vector<int> cols;
-      for (int j = 0; j < len; ++j)
-        cols.push_back(r < 250 ? r + static_cast<int>(rng() % 8) : static_cast<int>(rng() % 20000));
-      std::sort(cols.begin(), cols.end());
-      cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-      for (const int c : cols) {
-        mb.entries.push_back(c);
-        mb.values.push_back(std::uniform_real_distribution<double>(-1.0, 1.0)(rng));
-      }
-      mb.row_map[r + 1] = static_cast<int>(mb.entries.size());
-    }
-    mixedB = mb;
-  }
-  struct Case {
-    std::string name;
-    Host A, B;
-  };
-  const std::vector<Case> cases{{"banded", band, band}, {"wide windows", wide, wideB}, {"mixed", mixed, mixedB}};
-  for (const auto& cs : cases) {
-    const auto ref = reference_multiply(cs.A, cs.B);
-    const auto dA = kkperm::to_device<Matrix>(cs.A), dB = kkperm::to_device<Matrix>(cs.B);
-    for (const int factor : {0, 1, 4}) {
-      EscConfig cfg;
-      cfg.numeric_bitmap_factor = factor;
-      cfg.numeric_fold_thread_mean = 1;  // the thread bin's rows on the warp-row numeric as well
-      const std::string what = cs.name + ", bitmap factor " + std::to_string(factor);
-      EscSpgemm<Matrix> esc(cfg);
-      esc.symbolic(dA, dB);
-      for (int k = 0; k < 4; ++k) {  // search, search + slot map fill, gather build, gather
-        poison_values(esc.C());
-        esc.numeric(dA, dB);
-        EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + ", numeric " + std::to_string(k + 1)));
-        if (k < 2) {
-          const auto& s = esc.stats();
-          ASSERT_GT(s.warp_row_rows, 0) << what;
-          if (factor == 0) EXPECT_EQ(s.numeric_bitmap_words, 0) << what;
-          // host backends: one row a team, so the bitmap never costs rows and is always given
-          if (factor > 0 && kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
-            EXPECT_GT(s.numeric_bitmap_words, 0) << what;
-        }
-      }
-      // setup(): the first numeric after the count pass, columns from the stash
-      EscConfig sc = cfg;
-      sc.poison_c = true;
-      sc.setup_warp_values_mean = std::int64_t(1) << 40;
-      EscSpgemm<Matrix> es(sc);
-      es.setup(dA, dB);
-      EXPECT_TRUE(matches_reference(kkperm::to_host(es.C()), ref, what + ", setup"));
-    }
-  }
-}
-
 TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {
   const auto seed = kkperm::test::fresh_seed();
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
@@ -1028,11 +954,9 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
   EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);
   // without the structure check, the first (search) numeric's flag catches a product outside C:
   // B2 = S with one entry moved to a column that C = S·S lacks in that entry's rows
-  for (const int factor : {0, 4}) {  // binary search, and rank in the row's bitmap
+  {
     EscConfig unchecked;
     unchecked.check_reuse = false;
-    unchecked.numeric_bitmap_factor = factor;
-    unchecked.numeric_fold_thread_mean = 1;  // every row on the warp-row numeric
     EscSpgemm<Matrix> e3(unchecked);
     const auto hS = kkperm::to_host(S);
     e3.symbolic(S, S);
@@ -1057,8 +981,7 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     ASSERT_TRUE(moved);
     try {
       e3.numeric(S, kkperm::to_device<Matrix>(hB2));
-      ADD_FAILURE() << "a product outside C's structure went unnoticed without the check (bitmap factor "
-                    << factor << ")";
+      ADD_FAILURE() << "a product outside C's structure went unnoticed without the check";
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("falls outside C's structure"), std::string::npos) << e.what();
     }

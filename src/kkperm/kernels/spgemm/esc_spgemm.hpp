@@ -198,19 +198,17 @@ struct EscConfig {
   /// the mean work of the range, separately for the symbolic passes and the first numeric
   /// (esc_impl::warp_row_lanes_for). On host backends always 1.
   int warp_row_lanes = 0;
-  /// Automatic lanes of the symbolic passes (warp_row_lanes 0): 16 when the range's rows average
-  /// fewer products than this, else 32 (esc_impl::warp_row_lanes_for; 64 before session 32).
+  /// Automatic lanes of the symbolic passes (warp_row_lanes 0): 16 (8 from symbolic_lanes8_from
+  /// on) when the range's rows average fewer products than this, else 32
+  /// (esc_impl::warp_row_lanes_for; 64 before session 32).
   std::int64_t symbolic_lanes16_below = 128;
+  /// Automatic lanes of the symbolic passes: 8 (instead of 16) when the range's rows average at
+  /// least this many products and fewer than symbolic_lanes16_below; 0: never (session 33, run
+  /// 260; esc_impl::warp_row_lanes_for).
+  std::int64_t symbolic_lanes8_from = 64;
   /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
   /// warp_row_lanes says). For measurements.
   int numeric_warp_row_lanes = 0;
-  /// The searching numerics' warp-row launch (the first numeric, and the one that fills the slot
-  /// map) finds a product's place in its row of C by rank in a bitmap of the row's column window
-  /// (esc_impl::StagedLookup: two independent scratch loads and a popcount) instead of a binary
-  /// search over the row's staged columns, for rows whose window fits this many 32-bit words per
-  /// column of the range's largest row of C (each row gets factor × that many words, 6 bytes
-  /// each, in scratch, when that costs the launch no rows a team; 0: binary search only).
-  int numeric_bitmap_factor = 0;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -321,7 +319,6 @@ struct EscStats {
   std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
   int warp_row_lanes = 0;            ///< lanes per row of the last symbolic's warp-row launches
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
-  int numeric_bitmap_words = 0;      ///< bitmap words a row of that launch had (0: binary search only)
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
   /// the last setup() summed values in the count pass (EscConfig::setup_values_in_count) for
@@ -539,9 +536,8 @@ class EscSpgemm {
                        c.plan_lanes == 8 || c.plan_lanes == 16 || c.plan_lanes == 32,
                    "kkperm::spgemm::EscConfig: plan_lanes " << c.plan_lanes
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
-    KKPERM_REQUIRE(c.numeric_bitmap_factor >= 0 && c.numeric_bitmap_factor <= 64,
-                   "kkperm::spgemm::EscConfig: numeric_bitmap_factor " << c.numeric_bitmap_factor
-                                                                       << " outside [0, 64]");
+    KKPERM_REQUIRE(c.symbolic_lanes8_from >= 0,
+                   "kkperm::spgemm::EscConfig: symbolic_lanes8_from " << c.symbolic_lanes8_from << " is negative");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes16_below " << c.symbolic_lanes16_below
                                                                         << " is negative");
@@ -958,20 +954,15 @@ class EscSpgemm {
                                         cfg_.warp_rows_per_team, nullptr, 0, 0, warp_begin_);
     const esc_impl::StashedCols<ordinal_type, work_view> from{fused ? stash_.view().data() : nullptr, stash_off_,
                                                                defer_begin_, defer_end_, warp_begin_};
-    int bitmap_words = 0;
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
-                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_bitmap_factor, &bitmap_words)
+                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
       release_stash();
       defer_begin_ = defer_end_ = 0;
     }
-    if (!skip_warp) {
-      stats_.numeric_warp_row_lanes = lanes;
-      stats_.numeric_bitmap_words = lanes > 0 && we > wb ? bitmap_words : 0;
-    }
+    if (!skip_warp) stats_.numeric_warp_row_lanes = lanes;
     if (need_thread && !(folded && lanes > 0))
       esc_impl::numeric_thread_bin<exec>(g, bin_off_[0], bin_off_[1], bin_max_c_[0], missing_, aprod_, slot, record);
     if (!skip_warp && lanes == 0)
@@ -1386,7 +1377,8 @@ class EscSpgemm {
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
                                           : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false,
-                                                                         cfg_.symbolic_lanes16_below);
+                                                                         cfg_.symbolic_lanes16_below,
+                                                                         cfg_.symbolic_lanes8_from);
     // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
     const std::int64_t n0 = bin_off_[1] - bin_off_[0];
     const bool nfold = warp_rows_ && (fold || (n0 > 0 && cfg_.numeric_fold_thread_mean > 0 &&

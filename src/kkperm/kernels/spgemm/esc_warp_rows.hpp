@@ -91,10 +91,7 @@ KOKKOS_INLINE_FUNCTION int walk_entry_of(int excl, int t, int W, unsigned mask) 
 /// (warp and thread bins).
 /// A lane's products are taken kBatch at a time: their loads are all issued before the first use
 /// (H100 run 100: with one product in flight per lane, each row waited on its B-column loads one
-/// after another, ~11 µs a row in the R(AP) count pass). Rounds of a batch past the chunk's
-/// products are skipped on the whole group (their lifting shuffles too), as the slot walk's
-/// (walk_load_batch) are: a 2D R(AP) row (~17 A entries of ~4.4 products) has 3 chunks of 8
-/// entries (35, 35 and ~4 products) and 20 rounds with 8 lanes, of which 11 have a product.
+/// after another, ~11 µs a row in the R(AP) count pass).
 inline constexpr int kProductBatch = 4;
 template <class Args, class Load, class Use>
 KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0, std::int64_t ka,
@@ -114,11 +111,10 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
 #pragma unroll
       for (int u = 0; u < kProductBatch; ++u) {
         const int t = base + u * W + lane;
-        tt[u] = t;
-        if (base + u * W >= total) continue;  // no product on any lane of the group: no lifting
         const int s = walk_entry_of(excl, t, W, mask);
         const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
         const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
+        tt[u] = t;
         if (t < total) item[u] = load(a0 + s0 + s, static_cast<std::int64_t>(bs) + (t - es));
       }
 #pragma unroll
@@ -180,10 +176,22 @@ RowGroups warp_row_groups(std::size_t per_row, int lanes, int max_warps) {
 /// and 254 had the symbolic passes faster on 16 lanes at means 74 (2D R(AP) symbolic 0.389-0.401
 /// -> 0.349-0.358 ms) and 118 (3D 27-point AP 0.601-0.624 -> 0.519-0.552 ms), and slower at 322
 /// (3D 7-point R(AP) setup 0.85-0.87 -> 0.95 ms), so 16 lanes below a mean of 128.
-inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric, std::int64_t lanes16_below = 128) {
+/// Session 33, run 260 (both orders; run 260's build, whose product walk skipped empty rounds, with
+/// --esc-warp-row-lanes 8, against session 32's build with 16): the 2D R(AP)'s count pass (mean
+/// 74, its rows on the bitmap path) took 130 / 131 µs against 148 / 150 (setup 0.481 / 0.478
+/// against 0.492 / 0.502 ms), the 3D 27-point AP's (mean 118) setup 0.870 / 0.820 against
+/// 0.863 / 0.858 ms; the 3D 7-point A² (mean 48, hash-table rows: compaction and sort take more
+/// rounds with fewer lanes) went 2.68 / 2.64 -> 3.30 / 3.29 ms symbolic, and products above a
+/// mean of 128 much slower (3D 7-point R(AP) setup 0.86 -> 1.47 ms).
+/// Hence 8 lanes from a mean of `lanes8_from` (64; 0: never) up to lanes16_below.
+inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric, std::int64_t lanes16_below = 128,
+                              std::int64_t lanes8_from = 64) {
   if (rows <= 0) return 32;
   const std::int64_t mean = work / rows;
-  if (!numeric) return mean < lanes16_below ? 16 : 32;
+  if (!numeric) {
+    if (mean >= lanes16_below) return 32;
+    return lanes8_from > 0 && mean >= lanes8_from ? 8 : 16;
+  }
   const std::int64_t per_lane = (mean + 15) / 16;
   int L = 8;
   while (L < 32 && L < per_lane) L *= 2;
@@ -577,98 +585,28 @@ struct StashedCols {
   std::int64_t begin = 0, end = 0, base = 0;
 };
 
-/// Scratch bytes of one row of the numeric kernel: the row's accumulators and its columns, plus
-/// `bm_words` words of a column-window bitmap and their 16-bit rank prefix (numeric_bitmap_words).
+/// Scratch bytes of one warp of the numeric kernel: the row's accumulators and its columns.
 template <class V, class O>
-std::size_t warp_numeric_bytes(std::int64_t max_c, int bm_words = 0) {
+std::size_t warp_numeric_bytes(std::int64_t max_c) {
   const std::size_t c = static_cast<std::size_t>(max_c > 0 ? max_c : 1);
-  const std::size_t bm = static_cast<std::size_t>(bm_words > 0 ? bm_words : 0);
-  return (c * (sizeof(V) + sizeof(O)) + bm * (sizeof(unsigned) + sizeof(std::uint16_t)) + 15) / 16 * 16;
+  return (c * (sizeof(V) + sizeof(O)) + 15) / 16 * 16;
 }
-
-/// Bitmap words a row of the search numeric may use to find its products' places by rank
-/// (EscConfig::numeric_bitmap_factor × the range's largest row of C, 0: binary search only):
-/// none when the positions do not fit 16 bits, or when the bitmap would cost the launch rows of
-/// a team (warp_row_groups) that the plain layout has.
-template <class Exec, class V, class O>
-int numeric_bitmap_words(std::int64_t max_c, int lanes, int max_warps, int factor) {
-  const std::int64_t cap = max_c > 0 ? max_c : 1;
-  if (factor <= 0 || cap > 65535) return 0;
-  const std::int64_t words = cap * factor;
-  if (words > (std::int64_t(1) << 20)) return 0;
-  const RowGroups plain = warp_row_groups<Exec>(warp_numeric_bytes<V, O>(cap), lanes, max_warps);
-  const RowGroups with = warp_row_groups<Exec>(warp_numeric_bytes<V, O>(cap, static_cast<int>(words)), lanes, max_warps);
-  return with.rows == plain.rows && with.lanes == plain.lanes ? static_cast<int>(words) : 0;
-}
-
-/// The search numeric's column lookup for one row whose nc sorted columns are staged at cols:
-/// when the row's column window [cols[0], cols[nc - 1]] fits `cap_words` bitmap words (bm, with
-/// the 16-bit rank prefix pre), the lanes set the columns' bits and scan the words, and a
-/// column's place is its rank (two independent scratch loads and a popcount); otherwise (or
-/// cap_words 0) a binary search over cols (about log2(nc) dependent loads). Every lane of the
-/// row's group (`mask`) constructs it after cols is staged and synced, and it syncs before
-/// returning.
-template <class O>
-struct StagedLookup {
-  const O* cols;
-  unsigned* bm;
-  std::uint16_t* pre;
-  int nc;
-  int words;  ///< 0: binary search
-  O lo;
-  KOKKOS_INLINE_FUNCTION StagedLookup(const O* cols_, int nc_, unsigned* bm_, std::uint16_t* pre_, int cap_words,
-                                      int lane, int W, unsigned mask)
-      : cols(cols_), bm(bm_), pre(pre_), nc(nc_), words(0), lo(0) {
-    if (cap_words <= 0 || nc <= 0) return;
-    lo = cols[0];
-    const std::int64_t span = static_cast<std::int64_t>(cols[nc - 1]) - static_cast<std::int64_t>(lo) + 1;
-    if (span > std::int64_t(32) * cap_words) return;  // the same on every lane
-    words = static_cast<int>((span + 31) / 32);
-    for (int w = lane; w < words; w += W) bm[w] = 0u;
-    kkperm::detail::sync_warp_lanes(mask);
-    for (int t = lane; t < nc; t += W) {
-      const std::int64_t d = static_cast<std::int64_t>(cols[t]) - static_cast<std::int64_t>(lo);
-      Kokkos::atomic_fetch_or(&bm[d >> 5], 1u << static_cast<unsigned>(d & 31));
-    }
-    kkperm::detail::sync_warp_lanes(mask);
-    int off = 0;
-    for (int b = 0; b < words; b += W) {
-      const int c = b + lane < words ? kkperm::detail::popcount32u(bm[b + lane]) : 0;
-      const int ex = kkperm::detail::warp_exclusive_scan32(c, lane, W, mask);
-      if (b + lane < words) pre[b + lane] = static_cast<std::uint16_t>(off + ex);
-      off += kkperm::detail::warp_shfl_idx(ex + c, W - 1, W, mask);
-    }
-    kkperm::detail::sync_warp_lanes(mask);
-  }
-  /// Place of column c in the row, -1 when it is not there.
-  KOKKOS_INLINE_FUNCTION int operator()(O c) const {
-    if (words == 0) return staged_col_pos(cols, nc, c);
-    const std::int64_t d = static_cast<std::int64_t>(c) - static_cast<std::int64_t>(lo);
-    if (d < 0 || d >= std::int64_t(32) * words) return -1;
-    const int w = static_cast<int>(d >> 5);
-    const unsigned word = bm[w];
-    const unsigned bit = 1u << static_cast<unsigned>(d & 31);
-    if ((word & bit) == 0u) return -1;
-    return static_cast<int>(pre[w]) + kkperm::detail::popcount32u(word & (bit - 1u));
-  }
-};
 
 /// The first numeric's walk of A's entries [a0, a0 + ka) (warp_for_each_product): each product
 /// a·b is added atomically to acc at its column's place in the row's staged sorted columns
-/// cols[0, nc) (`where`: a StagedLookup, by rank in the row's bitmap or by binary search); with
-/// `record` that place goes to slot(slot0 + t), t the product's index in the walk; a column not in
-/// the row sets `miss`. Every lane of `mask` calls it.
-template <class Args, class V, class SlotView, class Lookup>
+/// cols[0, nc) (binary search, staged_col_pos); with `record` that place goes to slot(slot0 + t),
+/// t the product's index in the walk; a column not in the row sets `miss`. Every lane of `mask`
+/// calls it.
+template <class Args, class O, class V, class SlotView>
 KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
-                                            unsigned mask, const Lookup& where, V* acc, const SlotView& slot,
+                                            unsigned mask, const O* cols, int nc, V* acc, const SlotView& slot,
                                             bool record, std::int64_t slot0, int& miss) {
-  using O = typename Args::EntC::non_const_value_type;
   using S = typename SlotView::non_const_value_type;
   warp_for_each_product(
       g, a0, ka, lane, W, mask,
       [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
       [&](const ColVal<O, V>& cv, int t) {
-        const int at = where(cv.col);
+        const int at = staged_col_pos(cols, nc, cv.col);
         if (at < 0) {
           miss = 1;
         } else {
@@ -681,15 +619,14 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// First numeric of rows perm[begin, end) by search (C's structure known, no slot map yet):
 /// `lanes` lanes per row, up to `max_warps` warps per team (warp_row_groups). The row's columns
 /// are staged in the row's scratch next to a zeroed accumulator; each product finds its column
-/// there (StagedLookup: by rank in a bitmap of the row's column window when it fits `bm_words`
-/// words, else by binary search) and adds a·b atomically (scratch); with `record` its position goes to
+/// by binary search there and adds a·b atomically (scratch); with `record` its position goes to
 /// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
 /// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
 /// without launching when one row's share does not fit a team's scratch.
 template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record, const Stashed& from, int bm_words) {
+                              const SlotView& slot, bool record, const Stashed& from) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
@@ -702,8 +639,6 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
                  static_cast<std::size_t>(lg.row) * per_row;
     V* acc = reinterpret_cast<V*>(mine);
     O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
-    unsigned* bm = reinterpret_cast<unsigned*>(mine + static_cast<std::size_t>(cap) * (sizeof(V) + sizeof(O)));
-    std::uint16_t* bpre = reinterpret_cast<std::uint16_t*>(bm + bm_words);
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
     const auto i = g.row_at(p);
@@ -721,10 +656,9 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
       acc[t] = V(0);
     }
     kkperm::detail::sync_warp_lanes(mask);
-    const StagedLookup<O> where(cols, nc, bm, bpre, bm_words, lane, W, mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    warp_search_add(g, a0, ka, lane, W, mask, where, acc, slot, record, first, miss);
+    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
     kkperm::detail::sync_warp_lanes(mask);
     for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
     if (miss) missing() = 1;
@@ -741,30 +675,25 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
   return warp_row_groups<Exec>(warp_numeric_bytes<V, O>(max_c > 0 ? max_c : 1), lanes, max_warps).rows > 0;
 }
 
-/// `bitmap_factor`: EscConfig::numeric_bitmap_factor (numeric_bitmap_words); `bitmap_used`, when
-/// given, is set to the bitmap words a row was given (0: binary search only).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps, const Stashed& from, int bitmap_factor = 0,
-                      int* bitmap_used = nullptr) {
+                      bool record, int lanes, int max_warps, const Stashed& from) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
-  const int bmw = numeric_bitmap_words<Exec, V, O>(cap, lanes, max_warps, bitmap_factor);
-  if (bitmap_used != nullptr) *bitmap_used = bmw;
-  const std::size_t per_row = warp_numeric_bytes<V, O>(cap, bmw);
+  const std::size_t per_row = warp_numeric_bytes<V, O>(cap);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, bmw);
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, bmw);
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, bmw);
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, bmw);
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
   }
   return rg.lanes;
 }
@@ -1013,7 +942,6 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
     team.team_barrier();
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    const StagedLookup<O> where(cols, nc, nullptr, nullptr, 0, lane, W, 0xffffffffu);  // binary search
     for (int c = warp; c < nchunks; c += NW) {
       std::int64_t before = 0;  // products of the chunks ahead of c
       if (record) {
@@ -1022,7 +950,7 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
         before = kkperm::detail::warp_sum32(part, W);
       }
       const std::int64_t c0 = std::int64_t(c) * W;
-      warp_search_add(g, a0 + c0, ka - c0 < W ? ka - c0 : W, lane, W, 0xffffffffu, where, acc, slot, record,
+      warp_search_add(g, a0 + c0, ka - c0 < W ? ka - c0 : W, lane, W, 0xffffffffu, cols, nc, acc, slot, record,
                       first + before, miss);
     }
     team.team_barrier();
