@@ -69,7 +69,6 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.plan_lanes = static_cast<int>(plan_lanes);
   o.hash_in_validation = !opt.has("--plan-separate-hash");
   o.late_verdict = !opt.has("--plan-validate-first");
-  o.validate_on_side_stream = !opt.has("--plan-validate-same-stream");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -241,9 +240,6 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--plan-validate-first", "",
            "symbolic() waits for the validation's verdicts before the estimate (default since session "
            "31: ESC reads them back with its bin plan, one host wait)"},
-          {"--plan-validate-same-stream", "",
-           "CUDA: symbolic()'s validation kernels on the default stream, before the estimate's analysis "
-           "(default since session 33: on kkperm's side stream, beside the analysis)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "

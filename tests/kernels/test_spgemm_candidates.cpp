@@ -252,19 +252,15 @@ TEST(SpgemmCandidates, NumericRejectsOneIndexChangeOfB) {
   ASSERT_TRUE(shifted);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
   const auto ref = reference_multiply(hA, hB);
-  // symbolic() hashes A and B in its validation pass (the default; its kernels on the side stream
-  // on CUDA, or on the default one) or in a kernel of its own
-  for (const int hmode : {0, 1, 2})
+  // symbolic() hashes A and B in its validation pass (the default) or in a kernel of its own
+  for (const bool in_validation : {true, false})
   for (const Host* changed : {&hCol, &hRow}) {
-    const bool in_validation = hmode < 2;
     const auto B2 = kkperm::to_device<Matrix>(*changed);
     kkperm::SpgemmPlanOptions o;
     o.hash_in_validation = in_validation;
-    o.validate_on_side_stream = hmode == 0;
     for (auto c : kkperm::spgemm_candidates()) {
       const std::string what = kkperm::to_string(c) + (changed == &hCol ? " (column moved)" : " (row_map moved)") +
-                               (in_validation ? (hmode == 0 ? "" : " (validation on the default stream)")
-                                              : " (separate hash)");
+                               (in_validation ? "" : " (separate hash)");
       {  // after setup() (symbolic + first numeric, what an AMG setup calls)
         auto fresh = kkperm::make_spgemm_plan<Matrix>(c, o);
         fresh->setup(A, B);
@@ -327,15 +323,12 @@ TEST(SpgemmCandidates, InvalidInputsAreNamedBeforeTheyAreUsed) {
         want = e.what();
       }
       ASSERT_FALSE(want.empty()) << cs.name;
-      for (const int mode : {0, 1, 2})  // late verdict from the side stream, late on the default one, first
+      for (const bool late : {true, false})
         for (const bool setup : {false, true}) {
-          const bool late = mode < 2, side = mode == 0;
           const std::string what = std::string(cs.name) + " [" + kkperm::to_string(c) + "]" +
-                                   (late ? (side ? " late verdict, side stream" : " late verdict") : " verdict first") +
-                                   (setup ? ", setup" : ", symbolic");
+                                   (late ? " late verdict" : " verdict first") + (setup ? ", setup" : ", symbolic");
           kkperm::SpgemmPlanOptions o;
           o.late_verdict = late;
-          o.validate_on_side_stream = side;
           auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
           try {
             if (setup)

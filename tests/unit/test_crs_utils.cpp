@@ -253,15 +253,10 @@ TEST(CrsUtils, ValidatePairReportsLikeValidate) {
 // the length), with and without the sorted check (one launch or two) and for B = A (one read,
 // both matrices' terms); the verdicts read back by the caller (check(words)) decide as check()
 // does; shape problems and empty matrices are decided at once and not hashed.
-// side: the check kernels on kkperm's side stream (CUDA; elsewhere the flag changes nothing),
-// joined before their words or hash slots are read on the default stream.
-static void pair_check_hashes_and_decides_late(bool side) {
+TEST(CrsUtils, PairCheckHashesWhatItReadsAndDecidesLate) {
   using kkperm::detail::PairCheck;
   const auto seed = kkperm::test::fresh_seed();
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  SCOPED_TRACE(side ? "side stream" : "default stream");
-  const bool cuda = std::is_same<Matrix::execution_space, Kokkos::DefaultExecutionSpace>::value &&
-                    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Matrix::memory_space>::accessible;
+  RecordProperty("seed", std::to_string(seed));
   std::mt19937_64 rng(seed);
   using exec_t = Matrix::execution_space;
   const auto host_hash = [](const kkperm::HostCsr<double, int, int>& a, const kkperm::HostCsr<double, int, int>& b) {
@@ -290,11 +285,9 @@ static void pair_check_hashes_and_decides_late(bool side) {
   for (const bool sorted : {false, true}) {
     SCOPED_TRACE(sorted ? "sorted" : "unsorted");
     Kokkos::deep_copy(slots, 0);
-    PairCheck<Matrix> pc(A, "who A", B, "who B", sorted, slots.data(), side);
+    PairCheck<Matrix> pc(A, "who A", B, "who B", sorted, slots.data());
     EXPECT_TRUE(pc.hashed());
-    EXPECT_EQ(pc.on_side_stream(), side && cuda);
     ASSERT_NE(pc.verdict_words(), nullptr);
-    pc.join();  // the words are read on the default stream next
     std::uint64_t words[4] = {9, 9, 9, 9};
     kkperm::detail::read_back<exec_t>(words, pc.verdict_words(), 4, "test");
     EXPECT_EQ(words[0] | words[1] | words[2] | words[3], 0u);
@@ -303,13 +296,13 @@ static void pair_check_hashes_and_decides_late(bool side) {
     EXPECT_NO_THROW(pc.check());  // decided: a no-op
     EXPECT_EQ(device_hash(hA, hB), host_hash(hA, hB));
     Kokkos::deep_copy(slots, 0);
-    PairCheck<Matrix> same(A, "who A", A, "who B", sorted, slots.data(), side);  // A²: one read, both terms
+    PairCheck<Matrix> same(A, "who A", A, "who B", sorted, slots.data());  // A²: one read, both terms
     EXPECT_TRUE(same.hashed());
     same.check();
     EXPECT_EQ(device_hash(hA, hA), host_hash(hA, hA));
   }
   {  // without slots: no hash, the same verdicts
-    PairCheck<Matrix> pc(A, "who A", B, "who B", false, nullptr, side);
+    PairCheck<Matrix> pc(A, "who A", B, "who B", false);
     EXPECT_FALSE(pc.hashed());
     EXPECT_NO_THROW(pc.check());
   }
@@ -325,8 +318,7 @@ static void pair_check_hashes_and_decides_late(bool side) {
   }
   ASSERT_FALSE(want.empty());
   Kokkos::deep_copy(slots, 0);
-  PairCheck<Matrix> late(A, "who A", dB, "who B", false, slots.data(), side);
-  late.join();
+  PairCheck<Matrix> late(A, "who A", dB, "who B", false, slots.data());
   std::uint64_t words[4] = {0, 0, 0, 0};
   kkperm::detail::read_back<exec_t>(words, late.verdict_words(), 4, "test");
   EXPECT_NE(words[2] | words[3], 0u);
@@ -338,20 +330,11 @@ static void pair_check_hashes_and_decides_late(bool side) {
   }
   // an empty A: decided in the constructor, nothing pending, not hashed
   const auto E = kkperm::to_device<Matrix>(bernoulli_csr(0, 0, 7, rng));
-  PairCheck<Matrix> empty(E, "who A", E, "who B", false, slots.data(), side);
+  PairCheck<Matrix> empty(E, "who A", E, "who B", false, slots.data());
   EXPECT_FALSE(empty.hashed());
-  EXPECT_FALSE(empty.on_side_stream());
   EXPECT_EQ(empty.verdict_words(), nullptr);
-  EXPECT_THROW(PairCheck<Matrix>(E, "who A", dB, "who B", false, slots.data(), side), std::invalid_argument);
-  // a bad B on the side stream, never joined by hand: check() joins before it reads
-  PairCheck<Matrix> unjoined(A, "who A", dB, "who B", false, nullptr, side);
-  EXPECT_THROW(unjoined.check(), std::invalid_argument);
+  EXPECT_THROW(PairCheck<Matrix>(E, "who A", dB, "who B", false, slots.data()), std::invalid_argument);
 }
-
-TEST(CrsUtils, PairCheckHashesWhatItReadsAndDecidesLate) { pair_check_hashes_and_decides_late(false); }
-TEST(CrsUtils, PairCheckOnTheSideStreamHashesAndDecidesTheSame) { pair_check_hashes_and_decides_late(true); }
-
-
 
 TEST(CrsUtils, CheckCrsFindsTheFirstBadRowOfRandomMatrices) {
   const auto seed = kkperm::test::fresh_seed();

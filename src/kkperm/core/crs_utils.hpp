@@ -19,7 +19,6 @@
 #include "kkperm/core/host_csr.hpp"
 #include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/read_back.hpp"
-#include "kkperm/core/side_stream.hpp"
 #include "kkperm/core/structure_hash.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/warp_ops.hpp"
@@ -245,11 +244,10 @@ struct CrsCheckPart {
 /// kernel apart (run 235); with one a team, 47 against 32 + 20 (run 238). Without `slots`, a
 /// plain range launch (f's result unused).
 template <class Exec, class F>
-void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots, const F& f,
-                     const Exec& exec = Exec()) {
+void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots, const F& f) {
   if (count <= 0) return;
   if (slots == nullptr) {
-    Kokkos::parallel_for(label, kkperm::range_policy<Exec>(exec, 0, count),
+    Kokkos::parallel_for(label, kkperm::range_policy<Exec>(0, count),
                          KOKKOS_LAMBDA(const std::int64_t t) { (void)f(t); });
     return;
   }
@@ -259,7 +257,7 @@ void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots,
   const int T = host ? 1 : 256, W = host ? 1 : 32;
   const std::int64_t league = (count + T - 1) / T;
   KKPERM_REQUIRE(league <= std::numeric_limits<int>::max(), label << ": " << count << " threads exceed one launch");
-  policy_t policy(exec, static_cast<int>(league), T);
+  policy_t policy(static_cast<int>(league), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * (T / W)));
   Kokkos::parallel_for(
       label, policy, KOKKOS_LAMBDA(const member_t& team) {
@@ -300,8 +298,7 @@ void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots,
  * on the 10 M-nnz stencil, H100 session 5, of which 0.13 ms the entry reduction.)
  */
 template <class Part>
-void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_slots = nullptr,
-                             const typename Part::exec_t& exec = typename Part::exec_t()) {
+void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_slots = nullptr) {
   using exec_t = typename Part::exec_t;
   using ordinal_t = typename Part::ordinal_t;
   const Part pb = b != nullptr ? *b : Part();  // n = 0, no entries: never called
@@ -315,20 +312,17 @@ void check_crs_parts_enqueue(const Part& a, const Part* b, std::int64_t* hash_sl
                               if (t < rows) return pb.row_group(t - ra);
                               if (t < rows + ca) return a.entry_chunk(t - rows);
                               return pb.entry_chunk(t - rows - ca);
-                            },
-                            exec);
+                            });
     return;
   }
   for_each_hashed<exec_t>("kkperm::check_crs::rows", rows, hash_slots,
                           KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
                             return t < ra ? a.row_group(t) : pb.row_group(t - ra);
-                          },
-                          exec);
+                          });
   for_each_hashed<exec_t>("kkperm::check_crs::entries", entries, hash_slots,
                           KOKKOS_LAMBDA(const std::int64_t t)->std::uint64_t {
                             return t < ca ? a.entry_chunk(t) : pb.entry_chunk(t - ca);
-                          },
-                          exec);
+                          });
 }
 
 /// check_crs_parts_enqueue for one matrix.
@@ -449,7 +443,7 @@ template <class Matrix>
 class PairCheck {
  public:
   PairCheck(const Matrix& A, const char* whoA, const Matrix& B, const char* whoB, bool require_sorted = true,
-            std::int64_t* hash_slots = nullptr, bool side_stream = false)
+            std::int64_t* hash_slots = nullptr)
       : A_(A), B_(B), who_a_(whoA), who_b_(whoB), sorted_(require_sorted) {
     using ws_t = Workspace<typename Matrix::memory_space>;
     same_ = A.numRows() == B.numRows() && A.numCols() == B.numCols() &&
@@ -483,54 +477,19 @@ class PairCheck {
       pa.hash_into(true, same_);
       pb.hash_into(false, !same_);
     }
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same<typename Matrix::execution_space, Kokkos::Cuda>::value) {
-      if (side_stream) {  // beside the default instance's next work, until join()
-        fork_ = std::make_unique<SideFork>("kkperm::validate_pair");
-        check_crs_parts_enqueue(pa, same_ ? nullptr : &pb, hash_slots, fork_->exec());
-        return;
-      }
-    }
-#endif
-    (void)side_stream;
     check_crs_parts_enqueue(pa, same_ ? nullptr : &pb, hash_slots);
-  }
-  ~PairCheck() {
-    try {
-      join();
-    } catch (...) {
-    }
   }
   PairCheck(const PairCheck&) = delete;
   PairCheck& operator=(const PairCheck&) = delete;
 
   /// Whether the hash of (A, B) went to the constructor's `hash_slots`.
   bool hashed() const { return hashed_; }
-  /// With `side_stream` (CUDA): the check kernels run on kkperm's side stream (SideFork), beside
-  /// whatever the caller enqueues on the default instance next; join() orders the default
-  /// instance's work enqueued after it (a read-back of verdict_words(), a read of the hash slots,
-  /// anything indexing through A or B unguarded) after them. check() and the destructor join.
-  /// Without it, or elsewhere, a no-op.
-  void join() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (fork_) fork_->join();
-#endif
-  }
-  /// Whether the check kernels went to the side stream.
-  bool on_side_stream() const {
-#if defined(KOKKOS_ENABLE_CUDA)
-    return fork_ != nullptr;
-#else
-    return false;
-#endif
-  }
   /// Device address of the 4 verdict words while they are not decided; nullptr after check().
   const std::uint64_t* verdict_words() const { return ws_ ? verdict_ : nullptr; }
   /// Waits for the verdicts and throws std::invalid_argument naming the first bad matrix (no-op
   /// once decided).
   void check() {
     if (!ws_) return;
-    join();
     std::uint64_t hv[4] = {0, 0, 0, 0};
     read_back<typename Matrix::execution_space>(hv, verdict_, 4, "kkperm::validate_pair");
     check(hv);
@@ -538,7 +497,6 @@ class PairCheck {
   /// check() from the 4 words of verdict_words() read back by the caller.
   void check(const std::uint64_t* words) {
     if (!ws_) return;
-    join();  // (the caller joined before reading the words; the lease goes back now)
     ws_.reset();
     if ((words[0] | words[1] | words[2] | words[3]) == 0) return;
     validate(A_, who_a_.c_str(), sorted_);
@@ -553,9 +511,6 @@ class PairCheck {
   bool sorted_ = true, same_ = false, hashed_ = false;
   std::unique_ptr<Workspace<typename Matrix::memory_space>> ws_;  ///< holds the verdicts until check()
   const std::uint64_t* verdict_ = nullptr;
-#if defined(KOKKOS_ENABLE_CUDA)
-  std::unique_ptr<SideFork> fork_;  ///< the check kernels' side-stream fork (side_stream)
-#endif
 };
 }  // namespace detail
 

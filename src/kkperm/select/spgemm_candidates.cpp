@@ -91,19 +91,10 @@ class EscPlan final : public SpgemmPlan<Matrix> {
     spgemm::esc_impl::PendingVerdict pending;
     pending.words = check.verdict_words();
     pending.decide = [&check](const std::uint64_t* words) { check.check(words); };
-    pending.ready = [&check] { check.join(); };
     const auto sw = esc_.analyze(A, B, pending);  // kept: symbolic_impl does not repeat it
     e.sum_work = sw[0];
     e.max_work = sw[1];
     return e;
-  }
-  bool estimate_overlaps_validation() const override {
-    // build_plan_cuda: the key kernel before the read-back that brings the verdicts
-#if defined(KOKKOS_ENABLE_CUDA)
-    return std::is_same<typename Matrix::execution_space, Kokkos::Cuda>::value;
-#else
-    return false;
-#endif
   }
   void symbolic_impl(const Matrix& A, const Matrix& B) override {
     try {

@@ -140,11 +140,6 @@ struct SpgemmPlanOptions {
   /// (ESC on CUDA: with the bin plan) does so; off: symbolic() waits for the verdicts first
   /// (perf_test --plan-validate-first).
   bool late_verdict = true;
-  /// With late_verdict, on CUDA, for a candidate whose estimate enqueues work before it reads the
-  /// verdicts (ESC): the validation kernels run on kkperm's side stream
-  /// (kkperm::detail::SideFork), beside the estimate's analysis kernel, and join the default
-  /// stream before the verdicts are read back (off: perf_test --plan-validate-same-stream).
-  bool validate_on_side_stream = true;
 };
 
 /**
@@ -231,10 +226,6 @@ class SpgemmPlan {
     check.check();
     return estimate_spgemm_work(A, B);
   }
-  /// Whether estimate_impl enqueues device work before it reads the verdicts (then, with
-  /// validate_on_side_stream, the validation runs on the side stream beside that work; a
-  /// candidate that decides first gains nothing from the fork and pays its event calls).
-  virtual bool estimate_overlaps_validation() const { return false; }
   /// Runs right after estimate_impl(A, B) with the same matrices.
   virtual void symbolic_impl(const Matrix& A, const Matrix& B) = 0;
   virtual void numeric_impl(const Matrix& A, const Matrix& B) = 0;
@@ -264,8 +255,7 @@ class SpgemmPlan {
       const kkperm::detail::TraceRegion region("kkperm::spgemm_plan::validate");
       pc = std::make_unique<detail::PairCheck<Matrix>>(
           A, (who + ": A").c_str(), B, (who + ": B").c_str(), sorted,
-          opts_.check_reuse && opts_.hash_in_validation ? check_.begin_record() : nullptr,
-          opts_.late_verdict && opts_.validate_on_side_stream && estimate_overlaps_validation());
+          opts_.check_reuse && opts_.hash_in_validation ? check_.begin_record() : nullptr);
       if (!opts_.late_verdict) pc->check();  // one wait for both matrices
     }
     {

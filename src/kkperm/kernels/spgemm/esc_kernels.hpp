@@ -339,13 +339,9 @@ void identity_perm(const PermView& perm, std::int64_t n) {
 /// SpgemmPlanOptions::late_verdict): `words` (4 device words) come back with the bin plan, and
 /// `decide` (throws for an invalid A or B) runs on them before anything uses the plan. Until
 /// then the analysis kernel guards every index it follows. Default: nothing pending.
-/// `ready` (optional): makes the default instance's work enqueued after it follow the validation
-/// (kkperm::detail::PairCheck::join, when the check runs on the side stream); called right before
-/// the words' read-back is enqueued, so that the analysis kernel runs beside the validation.
 struct PendingVerdict {
   const std::uint64_t* words = nullptr;
   std::function<void(const std::uint64_t*)> decide;
-  std::function<void()> ready;
 };
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -550,7 +546,6 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   {
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
     std::uint64_t hv[4] = {0, 0, 0, 0};
-    if (pending.ready) pending.ready();
     kkperm::detail::read_back2<Exec>(hs, stats.data(), 16 * kPlanSlots, hv, pending.words,
                                      pending.words != nullptr ? 4 : 0, "kkperm::spgemm_symbolic (bin plan)", behind);
     if (pending.words != nullptr) pending.decide(hv);  // throws for an invalid A or B
@@ -657,7 +652,6 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
   if (!fused) {
     if (pending.words != nullptr) {  // the portable passes index through A and B unguarded
       std::uint64_t hv[4] = {0, 0, 0, 0};
-      if (pending.ready) pending.ready();
       kkperm::detail::read_back<Exec>(hv, pending.words, 4, "kkperm::spgemm_symbolic (validation)");
       pending.decide(hv);
     }
