@@ -41,6 +41,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
+  o.esc.numeric_global_sums = opt.has("--esc-numeric-global-sums");
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
@@ -180,6 +181,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row kernels: lanes per row of the first numeric alone, 8/16/32 (0: as "
            "--esc-warp-row-lanes)",
            "0"},
+          {"--esc-numeric-global-sums", "",
+           "ESC searching numerics (warp-row launch): each product added to C's value with a global "
+           "atomic instead of to the row's sums in team scratch"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
            "hashing passes; default 1024)",

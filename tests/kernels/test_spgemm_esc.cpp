@@ -102,6 +102,15 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
+  // the searching numerics' sums in C's values (global atomics) instead of team scratch, with the
+  // thread bin folded into their warp-row launch
+  EscConfig gsums;
+  gsums.numeric_global_sums = true;
+  gsums.numeric_fold_thread_mean = 1;
+  out.emplace_back("default_numeric_global_sums", gsums);
+  EscConfig gsums_perm = search_perm;
+  gsums_perm.numeric_global_sums = true;
+  out.emplace_back("tiny_bins_permuted_search_global_sums", gsums_perm);
   // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
   // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
@@ -954,9 +963,11 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
   EXPECT_THROW(esc.numeric(A, A), std::invalid_argument);
   // without the structure check, the first (search) numeric's flag catches a product outside C:
   // B2 = S with one entry moved to a column that C = S·S lacks in that entry's rows
-  {
+  for (const bool gsums : {false, true}) {  // sums in scratch, or in C's values (global atomics)
     EscConfig unchecked;
     unchecked.check_reuse = false;
+    unchecked.numeric_global_sums = gsums;
+    unchecked.numeric_fold_thread_mean = 1;  // every row on the warp-row numeric
     EscSpgemm<Matrix> e3(unchecked);
     const auto hS = kkperm::to_host(S);
     e3.symbolic(S, S);
@@ -981,7 +992,8 @@ TEST(EscSpgemm, RejectsBadInputsClearly) {
     ASSERT_TRUE(moved);
     try {
       e3.numeric(S, kkperm::to_device<Matrix>(hB2));
-      ADD_FAILURE() << "a product outside C's structure went unnoticed without the check";
+      ADD_FAILURE() << "a product outside C's structure went unnoticed without the check"
+                    << (gsums ? " (global sums)" : "");
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find("falls outside C's structure"), std::string::npos) << e.what();
     }

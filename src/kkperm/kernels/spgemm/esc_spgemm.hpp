@@ -209,6 +209,10 @@ struct EscConfig {
   /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
   /// warp_row_lanes says). For measurements.
   int numeric_warp_row_lanes = 0;
+  /// The searching numerics' warp-row launch sums a row's products in C's values with global
+  /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
+  /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
+  bool numeric_global_sums = false;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -955,7 +959,8 @@ class EscSpgemm {
     const esc_impl::StashedCols<ordinal_type, work_view> from{fused ? stash_.view().data() : nullptr, stash_off_,
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
-                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from)
+                                                                     numeric_lanes_, cfg_.warp_rows_per_team, from,
+                                                                     cfg_.numeric_global_sums)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;

@@ -623,10 +623,14 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// slot(aprod(a0) + t) (t: index of the product in the row, product order). A product whose
 /// column is not in C's row raises `missing`. numeric_warp_rows returns the lanes used, 0
 /// without launching when one row's share does not fit a team's scratch.
+/// With `global_sums` the row's sums are C's values themselves: zeroed while the columns are
+/// staged, each product added with a global atomic (no return value: a reduction the L2 carries
+/// out, not a compare-and-swap loop in scratch as a double's atomic add in shared memory is on
+/// these GPUs), nothing copied out; the scratch holds the columns alone.
 template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record, const Stashed& from) {
+                              const SlotView& slot, bool record, const Stashed& from, bool global_sums) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
@@ -637,14 +641,14 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const unsigned mask = lg.mask;
     char* mine = static_cast<char*>(team.team_scratch(0).get_shmem_aligned(per_row * R, 16)) +
                  static_cast<std::size_t>(lg.row) * per_row;
-    V* acc = reinterpret_cast<V*>(mine);
-    O* cols = reinterpret_cast<O*>(mine + static_cast<std::size_t>(cap) * sizeof(V));
+    O* cols = reinterpret_cast<O*>(global_sums ? mine : mine + static_cast<std::size_t>(cap) * sizeof(V));
     const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
     if (p >= end) return;
     const auto i = g.row_at(p);
     const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
     const std::int64_t cb = static_cast<std::int64_t>(g.rowC(o));
     const int nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);  // <= cap
+    V* acc = global_sums ? g.valC.data() + cb : reinterpret_cast<V*>(mine);
     const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
     const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
     const bool stashed = from.stash != nullptr && p >= from.begin && p < from.end;
@@ -659,8 +663,10 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
     warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
-    kkperm::detail::sync_warp_lanes(mask);
-    for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
+    if (!global_sums) {
+      kkperm::detail::sync_warp_lanes(mask);
+      for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
+    }
     if (miss) missing() = 1;
   };
   // team size R * W <= 256: within the launch bounds
@@ -675,25 +681,31 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
   return warp_row_groups<Exec>(warp_numeric_bytes<V, O>(max_c > 0 ? max_c : 1), lanes, max_warps).rows > 0;
 }
 
+/// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps, const Stashed& from) {
+                      bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
-  const std::size_t per_row = warp_numeric_bytes<V, O>(cap);
+  const std::size_t per_row = global_sums ? (static_cast<std::size_t>(cap) * sizeof(O) + 15) / 16 * 16
+                                          : warp_numeric_bytes<V, O>(cap);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
+    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
+                                      global_sums);
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
+    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
+                                       global_sums);
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
+    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
+                                       global_sums);
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from);
+    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
+                                       global_sums);
   }
   return rg.lanes;
 }
