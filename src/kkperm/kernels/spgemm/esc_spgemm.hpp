@@ -213,6 +213,9 @@ struct EscConfig {
   /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
   bool numeric_global_sums = false;
+  /// The same for the warp-row range's values in setup()'s count pass (setup_warp_values_mean):
+  /// each row's sums added into its stash slice with global atomics instead of team scratch.
+  bool setup_global_sums = false;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -1173,7 +1176,7 @@ class EscSpgemm {
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
-                                                   counting ? nbit.data() : nullptr, vst);
+                                                   counting ? nbit.data() : nullptr, vst, cfg_.setup_global_sums);
         if (!fill) warp_valued_ = vst != nullptr && lanes > 0;
         stats_.warp_row_lanes = lanes;
       }

@@ -363,7 +363,9 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
                                std::size_t per_row, int R,
                                typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                                bool bitmap, int* bitmap_rows,
-                               typename Args::ValC::non_const_value_type* vstash) {
+                               typename Args::ValC::non_const_value_type* vstash, bool global_sums = false) {
+  // global_sums (Vals): each row's sums added straight into its stash slice with global atomics
+  const std::size_t sums_end = global_sums ? 0 : per_row - 16;
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
@@ -415,7 +417,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
           if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
           if (Vals)
             sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
-                           2 * static_cast<std::size_t>(words) * 4, per_row - 16, unique, vstash + soff(p - begin),
+                           2 * static_cast<std::size_t>(words) * 4, sums_end, unique, vstash + soff(p - begin),
                            [&](const O c) { return bitmap_rank(bm, pre, static_cast<std::int64_t>(c) - lo); });
           return;
         }
@@ -462,7 +464,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     if (Vals) {
       kkperm::detail::sync_warp_lanes(mask);  // the sorted columns, read by every lane below
       sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
-                     static_cast<std::size_t>(unique) * sizeof(O), per_row - 16, unique, vstash + soff(p - begin),
+                     static_cast<std::size_t>(unique) * sizeof(O), sums_end, unique, vstash + soff(p - begin),
                      [&](const O c) { return staged_col_pos(table, unique, c); });
     }
   };
@@ -483,19 +485,19 @@ template <class Exec, bool Vals, class Args, class StashOff>
 void symbolic_warp_rows_dispatch(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::size_t per_row,
                                  const RowGroups& rg, typename Args::EntC::non_const_value_type* stash,
                                  const StashOff& soff, bool bitmap, int* bitmap_rows,
-                                 typename Args::ValC::non_const_value_type* vstash) {
+                                 typename Args::ValC::non_const_value_type* vstash, bool global_sums = false) {
   if constexpr (is_host_exec<Exec>()) {
     symbolic_warp_rows_launch<Exec, 1, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash);
+                                             vstash, global_sums);
   } else if (rg.lanes == 8) {
     symbolic_warp_rows_launch<Exec, 8, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash);
+                                             vstash, global_sums);
   } else if (rg.lanes == 16) {
     symbolic_warp_rows_launch<Exec, 16, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash);
+                                              bitmap_rows, vstash, global_sums);
   } else {
     symbolic_warp_rows_launch<Exec, 32, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash);
+                                              bitmap_rows, vstash, global_sums);
   }
 }
 
@@ -506,7 +508,7 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
                        std::int64_t max_work,
                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                        int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr,
-                       typename Args::ValC::non_const_value_type* vstash = nullptr) {
+                       typename Args::ValC::non_const_value_type* vstash = nullptr, bool global_sums = false) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::size_t per_row = warp_symbolic_bytes<O>(max_work);
@@ -519,9 +521,9 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
     const std::size_t sums = static_cast<std::size_t>(max_work > 0 ? max_work : 1) * sizeof(V);
     const std::size_t wide = (per_row + sums + 15) / 16 * 16;
     const RowGroups rw = warp_row_groups<Exec>(wide, lanes, max_warps);
-    const bool more = rw.rows == rg.rows && rw.lanes == rg.lanes;
+    const bool more = !global_sums && rw.rows == rg.rows && rw.lanes == rg.lanes;
     symbolic_warp_rows_dispatch<Exec, true>(g, begin, end, fill, more ? wide : per_row, rg, stash, soff, bitmap,
-                                            bitmap_rows, vstash);
+                                            bitmap_rows, vstash, global_sums);
   } else {
     symbolic_warp_rows_dispatch<Exec, false>(g, begin, end, fill, per_row, rg, stash, soff, bitmap, bitmap_rows,
                                              nullptr);
