@@ -41,8 +41,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_rows_per_team = static_cast<int>(opt.get_double("--esc-warp-rows-per-team", 8));
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
-  o.esc.numeric_global_sums = opt.has("--esc-numeric-global-sums");
-  o.esc.setup_global_sums = opt.has("--esc-setup-global-sums");
+  o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
+  o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
@@ -182,12 +182,12 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row kernels: lanes per row of the first numeric alone, 8/16/32 (0: as "
            "--esc-warp-row-lanes)",
            "0"},
-          {"--esc-numeric-global-sums", "",
-           "ESC searching numerics (warp-row launch): each product added to C's value with a global "
-           "atomic instead of to the row's sums in team scratch"},
-          {"--esc-setup-global-sums", "",
-           "ESC setup(): the warp-row range's values in the count pass summed into the stash with global "
-           "atomics instead of in team scratch"},
+          {"--esc-numeric-scratch-sums", "",
+           "ESC searching numerics (warp-row launch): each row's sums in team scratch (default since "
+           "session 33: each product added to C's value with a global atomic)"},
+          {"--esc-setup-scratch-sums", "",
+           "ESC setup(): the warp-row range's values in the count pass summed in team scratch (default "
+           "since session 33: into the stash with global atomics)"},
           {"--esc-stash-mib", "N",
            "ESC single-pass symbolic of the warp-row range: largest column stash in MiB (0: two "
            "hashing passes; default 1024)",

@@ -102,17 +102,18 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
-  // the searching numerics' sums in C's values (global atomics) instead of team scratch, with the
-  // thread bin folded into their warp-row launch
-  EscConfig gsums;
-  gsums.numeric_global_sums = true;
-  gsums.setup_global_sums = true;
-  gsums.numeric_fold_thread_mean = 1;
-  out.emplace_back("default_numeric_global_sums", gsums);
-  EscConfig gsums_perm = search_perm;
-  gsums_perm.numeric_global_sums = true;
-  gsums_perm.setup_global_sums = true;
-  out.emplace_back("tiny_bins_permuted_search_global_sums", gsums_perm);
+  // the row sums of the searching numerics and of setup()'s valued count pass in team scratch
+  // (the defaults add them in C's values / the stash with global atomics), with the thread bin
+  // folded into the numerics' warp-row launch
+  EscConfig ssums;
+  ssums.numeric_global_sums = false;
+  ssums.setup_global_sums = false;
+  ssums.numeric_fold_thread_mean = 1;
+  out.emplace_back("default_scratch_sums", ssums);
+  EscConfig ssums_perm = search_perm;
+  ssums_perm.numeric_global_sums = false;
+  ssums_perm.setup_global_sums = false;
+  out.emplace_back("tiny_bins_permuted_search_scratch_sums", ssums_perm);
   // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
   // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
@@ -595,8 +596,8 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   warp_mean_copy.setup_fused_copy = false;
   EscConfig warp_mean_perm = warp_mean;  // permuted output: C is restored before the numeric
   warp_mean_perm.output_order = EscOutputOrder::permuted_then_restore;
-  EscConfig gsums = tiny, gsums_nb = no_bitmap;  // the count pass's sums in the stash (global atomics)
-  gsums.setup_global_sums = gsums_nb.setup_global_sums = true;
+  EscConfig ssums = tiny, ssums_nb = no_bitmap;  // the count pass's sums in team scratch
+  ssums.setup_global_sums = ssums_nb.setup_global_sums = false;
   struct Case {
     std::string name;
     EscConfig cfg;
@@ -612,8 +613,8 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
       {"tiny_warp_mean_permuted", warp_mean_perm, false, false, true, true},
       {"tiny_block_off", block_off, false, true, true, false},
       {"tiny_no_bitmap", no_bitmap, false, true, true, true},
-      {"tiny_global_sums", gsums, false, true, true, true},
-      {"tiny_no_bitmap_global_sums", gsums_nb, false, true, true, true},
+      {"tiny_scratch_sums", ssums, false, true, true, true},
+      {"tiny_no_bitmap_scratch_sums", ssums_nb, false, true, true, true},
       {"tiny_numeric_fold", tiny_nfold, false, true, true, true},
       {"tiny_permuted", tiny_perm, false, true, true, true},
       {"warp_values_off", warp_values_off, false, false, true, true, true},

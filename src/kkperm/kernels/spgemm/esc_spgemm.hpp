@@ -212,10 +212,16 @@ struct EscConfig {
   /// The searching numerics' warp-row launch sums a row's products in C's values with global
   /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
-  bool numeric_global_sums = false;
+  /// H100 runs 263-264 (session 33; traced first numeric, µs, scratch -> global, both orders of
+  /// run 263): 2D R(AP) 194 / 199 -> 193 / 189, 3D 27-point AP 428 -> 371 (order a); the timed
+  /// first numeric() of the 2D A², 3D 7-point AP and R(AP), 3D 27-point AP and A² 9-13 % faster in
+  /// both runs; the 3D 7-point A²'s 8-17 % slower (0.68-0.70 -> 0.74-0.78 ms), the one loss.
+  bool numeric_global_sums = true;
   /// The same for the warp-row range's values in setup()'s count pass (setup_warp_values_mean):
   /// each row's sums added into its stash slice with global atomics instead of team scratch.
-  bool setup_global_sums = false;
+  /// H100 run 264: the 3D 7-point R(AP)'s valued count pass 586.0 / 583.9 -> 560.1 / 562.0 µs
+  /// (traced medians, both orders); no other product of the set takes this path.
+  bool setup_global_sums = true;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
