@@ -9,19 +9,9 @@
 # 27-point Laplacians), the variants interleaved within each round, in one order (TAG_a) and
 # then the reverse (TAG_b). Carry .carry/s33: bin.tgz (old/, new/: kkperm_spgemm, kkperm_amg),
 # t/ (bin.tgz with new/kkperm_test_kernels_spgemm_esc, matrices/).
+# (--esc-numeric-bitmap is a switch of that build, 15a9695, reverted in a96c9a3.)
 # Usage (GPU host, repo root): bash scripts/gpu/session33/run260.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-TAG=${1:-run260}
-CARRY=${CARRY:-.carry/s33}
-( source scripts/gpu/lib/session_common.sh; HARD_S=80; carry_setup "$CARRY/t" "${TAG}_t" 75
-  run_tests 75; tar -czf "$OUT/${TAG}_t.tgz" -C "$OUT" "${TAG}_t" && rm -rf "$R" )
-VA=(old@esc "new@esc,cusparse_alg1" "new:--esc-numeric-bitmap+2@esc" "new:--esc-numeric-bitmap+4@esc"
-    "new:--esc-setup-warp-mean+64@esc" "new:--esc-warp-row-lanes+8@esc")
-VB=()
-for ((k = ${#VA[@]} - 1; k >= 0; k--)); do VB+=("${VA[$k]}"); done
-RES=warp_rows S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VA[*]}" ROUNDS=${ROUNDS_AB:-4} \
-  DEADLINE_S=${DL_A:-200} HARD_S=${HARD_A:-235} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_a"
-S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VB[*]}" ROUNDS=${ROUNDS_AB:-4} \
-  DEADLINE_S=${DL_B:-190} HARD_S=${HARD_B:-225} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_b"
-ls -la "$OUT"
+RES=warp_rows ROUNDS_AB=${ROUNDS_AB:-4} bash scripts/gpu/session33/variant_orders.sh "${1:-run260}" "${CARRY:-.carry/s33}" \
+  "old@esc" "new@esc,cusparse_alg1" "new:--esc-numeric-bitmap+2@esc" "new:--esc-numeric-bitmap+4@esc" "new:--esc-setup-warp-mean+64@esc" "new:--esc-warp-row-lanes+8@esc"

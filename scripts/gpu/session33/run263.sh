@@ -5,19 +5,10 @@
 # with --trace-setup, the variants interleaved within each round, in one order (TAG_a) and the
 # reverse (TAG_b)). Carry .carry/s33d: bin.tgz (new/: kkperm_spgemm, kkperm_amg), t/ (test,
 # matrices).
+# (--esc-numeric-global-sums is the switch of that build, 4bf6051; e625cae made global sums the
+# default and renamed the switch --esc-numeric-scratch-sums.)
 # Usage (GPU host, repo root): bash scripts/gpu/session33/run263.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-TAG=${1:-run263}
-CARRY=${CARRY:-.carry/s33d}
-( source scripts/gpu/lib/session_common.sh; HARD_S=80; carry_setup "$CARRY/t" "${TAG}_t" 75
-  run_tests 75; tar -czf "$OUT/${TAG}_t.tgz" -C "$OUT" "${TAG}_t" && rm -rf "$R" )
-VA=("new@esc,cusparse_alg1" "new:--esc-numeric-global-sums@esc" "new:--esc-numeric-lanes+16@esc"
-    "new:--esc-numeric-global-sums+--esc-numeric-lanes+16@esc")
-VB=()
-for ((k = ${#VA[@]} - 1; k >= 0; k--)); do VB+=("${VA[$k]}"); done
-S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VA[*]}" ROUNDS=${ROUNDS_AB:-4} \
-  DEADLINE_S=${DL_A:-200} HARD_S=${HARD_A:-235} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_a"
-S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VB[*]}" ROUNDS=${ROUNDS_AB:-4} \
-  DEADLINE_S=${DL_B:-190} HARD_S=${HARD_B:-225} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_b"
-ls -la "$OUT"
+ROUNDS_AB=${ROUNDS_AB:-4} bash scripts/gpu/session33/variant_orders.sh "${1:-run263}" "${CARRY:-.carry/s33d}" \
+  "new@esc,cusparse_alg1" "new:--esc-numeric-global-sums@esc" "new:--esc-numeric-lanes+16@esc" "new:--esc-numeric-global-sums+--esc-numeric-lanes+16@esc"

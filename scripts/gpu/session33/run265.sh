@@ -9,15 +9,5 @@
 # Usage (GPU host, repo root): bash scripts/gpu/session33/run265.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-TAG=${1:-run265}
-CARRY=${CARRY:-.carry/s33f}
-( source scripts/gpu/lib/session_common.sh; HARD_S=80; carry_setup "$CARRY/t" "${TAG}_t" 75
-  run_tests 75; tar -czf "$OUT/${TAG}_t.tgz" -C "$OUT" "${TAG}_t" && rm -rf "$R" )
-VA=("new@esc,cusparse_alg1" "new:--esc-numeric-scratch-sums+--esc-setup-scratch-sums@esc" "old@esc")
-VB=()
-for ((k = ${#VA[@]} - 1; k >= 0; k--)); do VB+=("${VA[$k]}"); done
-S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VA[*]}" ROUNDS=${ROUNDS_AB:-5} \
-  DEADLINE_S=${DL_A:-200} HARD_S=${HARD_A:-235} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_a"
-S16_CARRY=$CARRY EXTRA="--trace-setup" NCU= VARIANTS="${VB[*]}" ROUNDS=${ROUNDS_AB:-5} \
-  DEADLINE_S=${DL_B:-190} HARD_S=${HARD_B:-225} bash scripts/gpu/session16/spgemm_profile.sh "${TAG}_b"
-ls -la "$OUT"
+ROUNDS_AB=${ROUNDS_AB:-5} bash scripts/gpu/session33/variant_orders.sh "${1:-run265}" "${CARRY:-.carry/s33f}" \
+  "new@esc,cusparse_alg1" "new:--esc-numeric-scratch-sums+--esc-setup-scratch-sums@esc" "old@esc"
