@@ -214,7 +214,7 @@ struct EscConfig {
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
   /// H100 runs 263-264 (session 33; traced first numeric, µs, scratch -> global, both orders of
   /// run 263): 2D R(AP) 194 / 199 -> 193 / 189, 3D 27-point AP 428 -> 371 (order a); the timed
-  /// first numeric() of the 2D A², 3D 7-point AP and R(AP), 3D 27-point AP and A² 9-13 % faster in
+  /// first numeric() of the 2D A², 3D 7-point AP and R(AP), 3D 27-point AP and A² 8-15 % faster in
   /// both runs; the 3D 7-point A²'s 8-17 % slower (0.68-0.70 -> 0.74-0.78 ms), the one loss.
   bool numeric_global_sums = true;
   /// The same for the warp-row range's values in setup()'s count pass (setup_warp_values_mean):
