@@ -7,6 +7,7 @@
 #   n2: the 2D 5-point R(AP) first numeric (numeric_warp_rows_launch, 8 lanes; the first launch)
 # Each report is printed as details and as the source page per CUDA line (csv), gzipped.
 # Usage (GPU host, repo root): S32_BIN=.carry/s32li/new bash scripts/gpu/session32/ncu_source.sh TAG
+#   CASES_FILE (optional, session 33): other launches, one "NAME GEN REGEX" line each
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-ncusrc}
@@ -30,8 +31,12 @@ one() {  # name gen regex
   ncu --import "$R/$name.ncu-rep" --page source --csv --print-source sass 2>> "$R/${name}_source.err" | gzip > "$R/${name}_source_sass.csv.gz"
   gzip -f "$R/$name.ncu-rep"
 }
+if [[ -n ${CASES_FILE:-} ]]; then  # lines "NAME GEN REGEX" (session 33)
+  while read -r name gen re; do [[ -n $name ]] && one "$name" "$gen" "$re"; done < "$CASES_FILE"
+else
 one f3 "laplace3d7:nx=100" "symbolic_warp_rows_launch<Kokkos::Cuda, \\(int\\)32, \\(bool\\)1,"
 one c2 "laplace2d5:nx=1000,ny=1000" "symbolic_warp_rows_launch<Kokkos::Cuda, \\(int\\)16, \\(bool\\)0,"
 one n2 "laplace2d5:nx=1000,ny=1000" "numeric_warp_rows_launch<Kokkos::Cuda, \\(int\\)8,"
+fi
 tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
 ls -la "$OUT"
