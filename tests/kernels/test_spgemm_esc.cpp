@@ -114,6 +114,9 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   ssums_perm.numeric_global_sums = false;
   ssums_perm.setup_global_sums = false;
   out.emplace_back("tiny_bins_permuted_search_scratch_sums", ssums_perm);
+  EscConfig mb5 = search_perm;  // the searching numerics compiled for 5 blocks a SM (CUDA)
+  mb5.numeric_min_blocks = 5;
+  out.emplace_back("tiny_bins_permuted_search_5_blocks", mb5);
   // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
   // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),
@@ -830,6 +833,9 @@ TEST(EscSpgemm, WarpRowLanesRule) {
   EscConfig bad8;
   bad8.symbolic_lanes8_from = -1;
   EXPECT_THROW(EscSpgemm<Matrix>{bad8}, std::invalid_argument);
+  EscConfig bad_blocks;
+  bad_blocks.numeric_min_blocks = 6;
+  EXPECT_THROW(EscSpgemm<Matrix>{bad_blocks}, std::invalid_argument);
 }
 
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot

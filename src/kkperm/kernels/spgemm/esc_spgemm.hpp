@@ -222,6 +222,9 @@ struct EscConfig {
   /// H100 run 264: the 3D 7-point R(AP)'s valued count pass 586.0 / 583.9 -> 560.1 / 562.0 µs
   /// (traced medians, both orders); no other product of the set takes this path.
   bool setup_global_sums = true;
+  /// Blocks a SM the searching numerics' warp-row launch is compiled for: 4 (at most 64
+  /// registers a thread, esc_impl::kWarpRowsMinBlocks) or 5 (at most 48). For measurements.
+  int numeric_min_blocks = 4;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -549,6 +552,8 @@ class EscSpgemm {
                        c.plan_lanes == 8 || c.plan_lanes == 16 || c.plan_lanes == 32,
                    "kkperm::spgemm::EscConfig: plan_lanes " << c.plan_lanes
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
+    KKPERM_REQUIRE(c.numeric_min_blocks == 4 || c.numeric_min_blocks == 5,
+                   "kkperm::spgemm::EscConfig: numeric_min_blocks " << c.numeric_min_blocks << " is not 4 or 5");
     KKPERM_REQUIRE(c.symbolic_lanes8_from >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes8_from " << c.symbolic_lanes8_from << " is negative");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
@@ -969,7 +974,7 @@ class EscSpgemm {
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
                                                                      numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_global_sums)
+                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;

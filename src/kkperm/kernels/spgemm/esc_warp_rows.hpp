@@ -629,13 +629,13 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// staged, each product added with a global atomic (no return value: a reduction the L2 carries
 /// out, not a compare-and-swap loop in scratch as a double's atomic add in shared memory is on
 /// these GPUs), nothing copied out; the scratch holds the columns alone.
-template <class Exec, int W, class Args, class Flag, class AprodView, class SlotView, class Stashed>
+template <class Exec, int W, int MinBlocks, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
                               const SlotView& slot, bool record, const Stashed& from, bool global_sums) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  using policy_t = warp_rows_policy<Exec>;
+  using policy_t = kkperm::team_policy<Exec, Kokkos::LaunchBounds<32 * kWarpRowsMaxPerTeam, MinBlocks>>;
   using member_t = typename policy_t::member_type;
   const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), W);
@@ -684,10 +684,13 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
 }
 
 /// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
+/// `min_blocks`: blocks a SM the launch is compiled for, kWarpRowsMinBlocks (4) or 5
+/// (EscConfig::numeric_min_blocks, for measurements).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
-                      bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false) {
+                      bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false,
+                      int min_blocks = kWarpRowsMinBlocks) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
@@ -696,18 +699,24 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
+  const auto launch = [&](auto w, auto mb) {
+    numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value>(g, begin, end, cap, per_row, rg.rows,
+                                                                            missing, aprod, slot, record, from,
+                                                                            global_sums);
+  };
+  using k4 = std::integral_constant<int, kWarpRowsMinBlocks>;
+  using k5 = std::integral_constant<int, 5>;
   if constexpr (is_host_exec<Exec>()) {
-    numeric_warp_rows_launch<Exec, 1>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
-                                      global_sums);
+    launch(std::integral_constant<int, 1>(), k4());
   } else if (rg.lanes == 8) {
-    numeric_warp_rows_launch<Exec, 8>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
-                                       global_sums);
+    if (min_blocks == 5) launch(std::integral_constant<int, 8>(), k5());
+    else launch(std::integral_constant<int, 8>(), k4());
   } else if (rg.lanes == 16) {
-    numeric_warp_rows_launch<Exec, 16>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
-                                       global_sums);
+    if (min_blocks == 5) launch(std::integral_constant<int, 16>(), k5());
+    else launch(std::integral_constant<int, 16>(), k4());
   } else {
-    numeric_warp_rows_launch<Exec, 32>(g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from,
-                                       global_sums);
+    if (min_blocks == 5) launch(std::integral_constant<int, 32>(), k5());
+    else launch(std::integral_constant<int, 32>(), k4());
   }
   return rg.lanes;
 }
