@@ -43,7 +43,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
   o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
   o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
-  o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 4));
+  o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 5));
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
@@ -187,9 +187,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC searching numerics (warp-row launch): each row's sums in team scratch (default since "
            "session 33: each product added to C's value with a global atomic)"},
           {"--esc-numeric-min-blocks", "N",
-           "ESC searching numerics (warp-row launch): blocks a SM it is compiled for, 4 (64 registers) "
-           "or 5 (48)",
-           "4"},
+           "ESC searching numerics (warp-row launch): blocks a SM it is compiled for, 5 (48 registers; "
+           "the default since session 33) or 4 (64)",
+           "5"},
           {"--esc-setup-scratch-sums", "",
            "ESC setup(): the warp-row range's values in the count pass summed in team scratch (default "
            "since session 33: into the stash with global atomics)"},

@@ -114,9 +114,9 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   ssums_perm.numeric_global_sums = false;
   ssums_perm.setup_global_sums = false;
   out.emplace_back("tiny_bins_permuted_search_scratch_sums", ssums_perm);
-  EscConfig mb5 = search_perm;  // the searching numerics compiled for 5 blocks a SM (CUDA)
-  mb5.numeric_min_blocks = 5;
-  out.emplace_back("tiny_bins_permuted_search_5_blocks", mb5);
+  EscConfig mb4 = search_perm;  // the searching numerics compiled for 4 blocks a SM (CUDA; default 5)
+  mb4.numeric_min_blocks = 4;
+  out.emplace_back("tiny_bins_permuted_search_4_blocks", mb4);
   // the slot map made and filled by the first numeric instead of the second (lazy_slot_map is
   // the default)
   for (auto [name, cfg] : {std::make_pair(std::string("default"), EscConfig{}),

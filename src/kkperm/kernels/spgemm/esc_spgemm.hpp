@@ -222,9 +222,16 @@ struct EscConfig {
   /// H100 run 264: the 3D 7-point R(AP)'s valued count pass 586.0 / 583.9 -> 560.1 / 562.0 µs
   /// (traced medians, both orders); no other product of the set takes this path.
   bool setup_global_sums = true;
-  /// Blocks a SM the searching numerics' warp-row launch is compiled for: 4 (at most 64
-  /// registers a thread, esc_impl::kWarpRowsMinBlocks) or 5 (at most 48). For measurements.
-  int numeric_min_blocks = 4;
+  /// Blocks a SM the searching numerics' warp-row launch is compiled for: 5 (at most 48
+  /// registers a thread; 62.5 % theoretical occupancy) or 4 (at most 64, 50 %, as the other
+  /// warp-row kernels: esc_impl::kWarpRowsMinBlocks). With global sums the launch needs 55
+  /// registers at 4 blocks, and ncu (run 267) found it waiting on L2-latency value loads at 50 %
+  /// occupancy. H100 run 268 (traced medians, 4 -> 5 blocks, orders a / b): 2D R(AP) first
+  /// numeric 194.6 -> 179.3 / 193.2 -> 186.3 µs, 3D 27-point AP 373.7 -> 354.9 / 377.0 -> 352.4;
+  /// timed first numeric() of the 2D A² 0.423 -> 0.379 / 0.425 -> 0.387 ms and of the 3D 7-point
+  /// AP 0.467 -> 0.416 / 0.480 -> 0.416; 3D 7-point A² within 1 %. Some instantiations keep 8-16
+  /// bytes of stack at 48 registers.
+  int numeric_min_blocks = 5;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;

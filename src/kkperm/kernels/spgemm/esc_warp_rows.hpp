@@ -685,7 +685,7 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
 
 /// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
 /// `min_blocks`: blocks a SM the launch is compiled for, kWarpRowsMinBlocks (4) or 5
-/// (EscConfig::numeric_min_blocks, for measurements).
+/// (EscConfig::numeric_min_blocks, 5 by default).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
