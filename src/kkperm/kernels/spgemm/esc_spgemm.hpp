@@ -972,8 +972,8 @@ class EscSpgemm {
     // warp-row launch when it takes all of those rows, else by the copy the fill pass left out
     const bool deferred = defer_end_ > defer_begin_;
     const bool fused = deferred && warp_rows_ && wb <= defer_begin_ && we >= defer_end_ &&
-                       esc_impl::numeric_warp_rows_fit<exec, value_type, ordinal_type>(mc, numeric_lanes_,
-                                                                                      cfg_.warp_rows_per_team);
+                       esc_impl::numeric_warp_rows_fit<exec, value_type, ordinal_type>(
+                           mc, numeric_lanes_, cfg_.warp_rows_per_team, cfg_.numeric_global_sums);
     if (deferred && !fused)
       esc_impl::copy_stashed_rows<exec>(g, defer_begin_, defer_end_, stash_.view().data(), stash_off_,
                                         cfg_.warp_rows_per_team, nullptr, 0, 0, warp_begin_);

@@ -587,11 +587,12 @@ struct StashedCols {
   std::int64_t begin = 0, end = 0, base = 0;
 };
 
-/// Scratch bytes of one warp of the numeric kernel: the row's accumulators and its columns.
+/// Scratch bytes of one row of the numeric kernel: the row's columns, and its accumulators unless
+/// the sums go to C's values (`global_sums`, numeric_warp_rows_launch).
 template <class V, class O>
-std::size_t warp_numeric_bytes(std::int64_t max_c) {
+std::size_t warp_numeric_bytes(std::int64_t max_c, bool global_sums) {
   const std::size_t c = static_cast<std::size_t>(max_c > 0 ? max_c : 1);
-  return (c * (sizeof(V) + sizeof(O)) + 15) / 16 * 16;
+  return (c * ((global_sums ? 0 : sizeof(V)) + sizeof(O)) + 15) / 16 * 16;
 }
 
 /// The first numeric's walk of A's entries [a0, a0 + ka) (warp_for_each_product): each product
@@ -679,8 +680,8 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
 
 /// Whether numeric_warp_rows with these arguments launches (a row's share fits a team's scratch).
 template <class Exec, class V, class O>
-bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps) {
-  return warp_row_groups<Exec>(warp_numeric_bytes<V, O>(max_c > 0 ? max_c : 1), lanes, max_warps).rows > 0;
+bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps, bool global_sums) {
+  return warp_row_groups<Exec>(warp_numeric_bytes<V, O>(max_c, global_sums), lanes, max_warps).rows > 0;
 }
 
 /// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
@@ -694,8 +695,7 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
-  const std::size_t per_row = global_sums ? (static_cast<std::size_t>(cap) * sizeof(O) + 15) / 16 * 16
-                                          : warp_numeric_bytes<V, O>(cap);
+  const std::size_t per_row = warp_numeric_bytes<V, O>(cap, global_sums);
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
@@ -705,18 +705,18 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
                                                                             global_sums);
   };
   using k4 = std::integral_constant<int, kWarpRowsMinBlocks>;
-  using k5 = std::integral_constant<int, 5>;
+  const auto with_blocks = [&](auto w) {
+    if (min_blocks == 5) launch(w, std::integral_constant<int, 5>());
+    else launch(w, k4());
+  };
   if constexpr (is_host_exec<Exec>()) {
     launch(std::integral_constant<int, 1>(), k4());
   } else if (rg.lanes == 8) {
-    if (min_blocks == 5) launch(std::integral_constant<int, 8>(), k5());
-    else launch(std::integral_constant<int, 8>(), k4());
+    with_blocks(std::integral_constant<int, 8>());
   } else if (rg.lanes == 16) {
-    if (min_blocks == 5) launch(std::integral_constant<int, 16>(), k5());
-    else launch(std::integral_constant<int, 16>(), k4());
+    with_blocks(std::integral_constant<int, 16>());
   } else {
-    if (min_blocks == 5) launch(std::integral_constant<int, 32>(), k5());
-    else launch(std::integral_constant<int, 32>(), k4());
+    with_blocks(std::integral_constant<int, 32>());
   }
   return rg.lanes;
 }
