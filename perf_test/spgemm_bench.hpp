@@ -32,6 +32,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.team_bin_hash = !opt.has("--esc-team-sort");
   o.esc.warp_rows = !opt.has("--esc-team-rows");
   o.esc.c_from_pool = !opt.has("--esc-kokkos-c");
+  o.esc.c_rows_first = !opt.has("--esc-row-map-copy");
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
@@ -70,6 +71,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   KKPERM_REQUIRE(plan_lanes == static_cast<double>(static_cast<int>(plan_lanes)),
                  "--esc-plan-lanes " << plan_lanes << " is not a whole number");
   o.esc.plan_lanes = static_cast<int>(plan_lanes);
+  o.esc.plan_row_chunks = !opt.has("--esc-plan-row-threads");
   o.hash_in_validation = !opt.has("--plan-separate-hash");
   o.late_verdict = !opt.has("--plan-validate-first");
   o.guard.kk_max_row_work =
@@ -177,6 +179,12 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-warp-rows-per-team", "N", "ESC warp-row kernels: warps per team, 1..8", "8"},
           {"--esc-kokkos-c", "",
            "ESC: allocate C with Kokkos (cudaMalloc + header copy) instead of kkperm's CUDA pool"},
+          {"--esc-plan-row-threads", "",
+           "ESC analysis kernel: a thread walks its row alone where the rule gives a row a lane (before "
+           "session 34) instead of a warp loading 32 rows' entries together"},
+          {"--esc-row-map-copy", "",
+           "ESC: scan C's row offsets into a workspace and copy them into C's one block after nnz(C) "
+           "comes back (before session 34) instead of scanning into C's own row-offset block"},
           {"--esc-warp-row-lanes", "N", "ESC warp-row kernels: lanes per row, 8/16/32 (0: from the mean work)",
            "0"},
           {"--esc-numeric-lanes", "N",

@@ -114,6 +114,14 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   ssums_perm.numeric_global_sums = false;
   ssums_perm.setup_global_sums = false;
   out.emplace_back("tiny_bins_permuted_search_scratch_sums", ssums_perm);
+  // C's row offsets scanned into a workspace and copied into C's one block after nnz(C) (the
+  // default scans them into a block of their own); and C from Kokkos allocations, not the pool
+  EscConfig rm_copy;
+  rm_copy.c_rows_first = false;
+  out.emplace_back("default_row_map_copy", rm_copy);
+  EscConfig kokkos_c = tiny;
+  kokkos_c.c_from_pool = false;
+  out.emplace_back("tiny_bins_kokkos_c", kokkos_c);
   EscConfig mb4 = search_perm;  // the searching numerics compiled for 4 blocks a SM (CUDA; default 5)
   mb4.numeric_min_blocks = 4;
   out.emplace_back("tiny_bins_permuted_search_4_blocks", mb4);
@@ -767,41 +775,71 @@ TEST(EscSpgemm, EarlyScanOnlyWhereAStashIsLikely) {
 // whatever is asked) do not change the plan: the same F_i sums and bins, the same C. Rows of 0 to
 // ~60 entries of A, so a group of lanes meets empty, short and longer-than-the-group rows; a
 // group's rows at the end of the last team lie past n.
-TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
-  const auto seed = kkperm::test::fresh_seed();
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  const auto hA = random_csr(1001, 300, 0, 60, seed);
-  const auto hB = random_csr(300, 280, 0, 9, seed + 1);
+/// Every analysis kernel (EscConfig::plan_lanes 1-32, the automatic rule and session 30's; a row a
+/// lane with and without plan_row_chunks, whose CUDA kernel walks 32 rows' entries together) gives
+/// the same Σ F, max F and bins, and setup() the reference product.
+void expect_same_plan_every_lanes(const Host& hA, const Host& hB, EscConfig base) {
   const auto ref = reference_multiply(hA, hB);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
-  EscConfig base;
-  base.warp_max = 100;  // the warp and block bins both get rows: the sorted plan
   base.poison_c = true;
   std::int64_t sum0 = -1, max0 = -1;
   kkperm::spgemm::EscStats first;
-  for (const int lanes : {1, 2, 4, 8, 16, 32, 0, -1}) {
-    SCOPED_TRACE("plan_lanes " + std::to_string(lanes));
-    EscConfig cfg = base;
-    cfg.plan_lanes = lanes;
-    EscSpgemm<Matrix> esc(cfg);
-    const auto sm = esc.analyze(A, B);
-    esc.setup(A, B, /*analyzed=*/true);
-    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "setup"));
-    if (sum0 < 0) {
-      sum0 = sm[0];
-      max0 = sm[1];
-      first = esc.stats();
-      EXPECT_GT(first.bin_rows[1], 0);
-      EXPECT_GT(first.bin_rows[2], 0);
-      continue;
-    }
-    EXPECT_EQ(sm[0], sum0);
-    EXPECT_EQ(sm[1], max0);
-    for (int b = 0; b < 4; ++b) {
-      EXPECT_EQ(esc.stats().bin_rows[b], first.bin_rows[b]) << b;
-      EXPECT_EQ(esc.stats().bin_max_work[b], first.bin_max_work[b]) << b;
+  for (const bool chunks : {true, false}) {
+    for (const int lanes : {1, 2, 4, 8, 16, 32, 0, -1}) {
+      if (!chunks && lanes != 1 && lanes != 0) continue;  // the switch only matters for a row a lane
+      SCOPED_TRACE("plan_lanes " + std::to_string(lanes) + (chunks ? ", row chunks" : ", row threads"));
+      EscConfig cfg = base;
+      cfg.plan_lanes = lanes;
+      cfg.plan_row_chunks = chunks;
+      EscSpgemm<Matrix> esc(cfg);
+      const auto sm = esc.analyze(A, B);
+      esc.setup(A, B, /*analyzed=*/true);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, "setup"));
+      if (sum0 < 0) {
+        sum0 = sm[0];
+        max0 = sm[1];
+        first = esc.stats();
+        EXPECT_GT(first.bin_rows[1], 0);
+        EXPECT_GT(first.bin_rows[2], 0);
+        continue;
+      }
+      EXPECT_EQ(sm[0], sum0);
+      EXPECT_EQ(sm[1], max0);
+      for (int b = 0; b < 4; ++b) {
+        EXPECT_EQ(esc.stats().bin_rows[b], first.bin_rows[b]) << b;
+        EXPECT_EQ(esc.stats().bin_max_work[b], first.bin_max_work[b]) << b;
+      }
     }
   }
+}
+
+TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  EscConfig base;
+  base.warp_max = 100;  // the warp and block bins both get rows: the sorted plan
+  expect_same_plan_every_lanes(random_csr(1001, 300, 0, 60, seed), random_csr(300, 280, 0, 9, seed + 1), base);
+  // Short rows (a mean under 24: a row a lane), empty ones, and every 97th row 300-900 entries
+  // long, so that a warp's entries span several 256-entry chunks of the row-chunk kernel and one
+  // row crosses chunk borders; 1 013 rows (the last warp and team partly empty).
+  Host hA = random_csr(1013, 1500, 0, 6, seed + 2);
+  const Host longs = random_csr(1013, 1500, 300, 900, seed + 3);
+  Host mixed;
+  mixed.num_rows = hA.num_rows;
+  mixed.num_cols = hA.num_cols;
+  mixed.row_map.assign(1, 0);
+  for (int i = 0; i < hA.num_rows; ++i) {
+    const Host& src = i % 97 == 5 ? longs : hA;
+    for (int p = src.row_map[i]; p < src.row_map[i + 1]; ++p) {
+      mixed.entries.push_back(src.entries[p]);
+      mixed.values.push_back(src.values[p]);
+    }
+    mixed.row_map.push_back(static_cast<int>(mixed.entries.size()));
+  }
+  EscConfig base2;
+  base2.thread_max = 8;
+  base2.warp_max = 200;  // thread, warp and block bins all get rows
+  expect_same_plan_every_lanes(mixed, random_csr(1500, 200, 0, 5, seed + 4), base2);
 }
 
 // The automatic lanes a row of the warp-row kernels: the symbolic passes take 16 lanes below

@@ -392,6 +392,48 @@ inline int plan_rounds_for(std::int64_t n, int lanes, std::int64_t resident_team
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
+/// The end of build_plan_cuda's key kernels: per bin, the rows counted (c), the largest F_i (mw)
+/// and nnz(A row) (mk) and Σ F_i (sw) of the calling thread's rows, combined over each warp
+/// (shuffles; with L = 32 lanes a row lane 0 holds the warp's numbers already), then over the T
+/// threads of the team in `sh` (16 words a warp), and 16 threads add the team's 16 numbers to
+/// stat slot (team % kPlanSlots) with atomics (counts, F and nnz are >= 0: 0 needs none).
+template <int L, int T, class Member, class StatView>
+KOKKOS_INLINE_FUNCTION void plan_team_stats(const Member& team, std::int64_t* sh, const std::int64_t c[4],
+                                            const std::int64_t mw[4], const std::int64_t mk[4],
+                                            const std::int64_t sw[4], const StatView& stats) {
+  const int tr = team.team_rank(), lane = tr % 32, warp = tr / 32;
+  for (int bb = 0; bb < 4; ++bb) {
+    // a warp a row: lane 0 holds the warp's only row, nothing to combine (H100 run 124: with
+    // the 16 warp reductions a row the key kernel took 0.24 ms for the 2D R(AP)'s 144 k rows)
+    const std::int64_t cs = L == 32 ? c[bb] : kkperm::detail::warp_sum(c[bb], 32);
+    const std::int64_t wm = L == 32 ? mw[bb] : kkperm::detail::warp_max(mw[bb], 32);
+    const std::int64_t ks = L == 32 ? mk[bb] : kkperm::detail::warp_max(mk[bb], 32);
+    const std::int64_t ss = L == 32 ? sw[bb] : kkperm::detail::warp_sum(sw[bb], 32);
+    if (lane == 0) {
+      sh[warp * 16 + bb] = cs;
+      sh[warp * 16 + 4 + bb] = wm;
+      sh[warp * 16 + 8 + bb] = ks;
+      sh[warp * 16 + 12 + bb] = ss;
+    }
+  }
+  team.team_barrier();
+  if (tr < 16) {  // numbers 4..11 are maxima, the others sums
+    const bool is_max = tr >= 4 && tr < 12;
+    std::int64_t acc = 0;
+    for (int w = 0; w < T / 32; ++w) {
+      const std::int64_t v = sh[w * 16 + tr];
+      acc = is_max ? (v > acc ? v : acc) : acc + v;
+    }
+    std::int64_t* dst = &stats((team.league_rank() % kPlanSlots) * 16 + tr);
+    if (acc != 0) {
+      if (is_max)
+        Kokkos::atomic_fetch_max(dst, acc);
+      else
+        kkperm::atomic_add_i64(dst, acc);
+    }
+  }
+}
+
 /// The key kernel of build_plan_cuda: L lanes a row (1: a row a thread; 32: a warp a row), each
 /// lane group taking `rounds` rows one after another (plan_rounds_for). Writes work(i) = F_i, keys(i) = bin, rows(i) = perm(i) = i (perm is final when the rows keep
 /// their order; the sort overwrites it otherwise). Every index it follows is guarded (A's row
@@ -445,43 +487,104 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
             if (ka > mk[bin]) mk[bin] = ka;
           }
         }
-        const int tr = team.team_rank(), lane = tr % 32, warp = tr / 32;
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
-        for (int bb = 0; bb < 4; ++bb) {
-          // a warp a row: lane 0 holds the warp's only row, nothing to combine (H100 run 124: with
-          // the 16 warp reductions a row the key kernel took 0.24 ms for the 2D R(AP)'s 144 k rows)
-          const std::int64_t cs = L == 32 ? c[bb] : kkperm::detail::warp_sum(c[bb], 32);
-          const std::int64_t wm = L == 32 ? mw[bb] : kkperm::detail::warp_max(mw[bb], 32);
-          const std::int64_t ks = L == 32 ? mk[bb] : kkperm::detail::warp_max(mk[bb], 32);
-          const std::int64_t ss = L == 32 ? sw[bb] : kkperm::detail::warp_sum(sw[bb], 32);
-          if (lane == 0) {
-            sh[warp * 16 + bb] = cs;
-            sh[warp * 16 + 4 + bb] = wm;
-            sh[warp * 16 + 8 + bb] = ks;
-            sh[warp * 16 + 12 + bb] = ss;
+        plan_team_stats<L, T>(team, sh, c, mw, mk, sw, stats);
+      });
+}
+
+/// The key kernel of build_plan_cuda for short rows (a row a lane, EscConfig::plan_row_chunks): a
+/// warp takes 32 consecutive rows, a lane each, and walks their entries together, kChunk at a
+/// time. Lane l loads entries c0 + l + 32u (u < 8: coalesced, all in flight before any use), then
+/// the offsets of the B rows they name; a warp scan of those lengths in entry order goes to the
+/// warp's scratch as prefix sums, and each lane adds the part of its row inside the chunk as the
+/// difference of two of them. Writes what plan_keys_launch writes.
+/// Why: with a row a thread each thread walks its row one entry after another, each step a load of
+/// A's column and then of B's row offsets, and a warp's 32 loads land in 32 rows' cache lines
+/// (traced on the H100, run 235: 2D 5-point AP, 10^6 rows of 5 entries, 76 µs; 2D R(AP), 144 k
+/// rows of 17, 36 µs).
+/// Input not yet validated (PendingVerdict): a warp whose rows are not contiguous, monotone and
+/// within A's entries gives them F = 0 (the verdict throws before the plan is used), so a warp
+/// reads only its own rows' entries and no index it follows leaves A or B.
+template <class RA, class EA, class RB, class WorkView, class KeyView, class RowView, class PermView, class StatView>
+void plan_keys_chunks_launch(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const KeyView& keys,
+                             const RowView& rows, const PermView& perm, const StatView& stats, std::int64_t n,
+                             std::int64_t t0, std::int64_t t1, std::int64_t t2) {
+  using policy_t = kkperm::team_policy<Kokkos::Cuda>;
+  using member_t = typename policy_t::member_type;
+  using idx_t = typename RowView::non_const_value_type;
+  constexpr int T = 256, W = 32, kChunk = 256, kU = kChunk / W;
+  constexpr int kBuf = kChunk + 8;  // prefix sums 0..kChunk of a chunk (a warp's share, padded)
+  constexpr std::size_t stat_words = 16 * (T / 32), bytes = sizeof(std::int64_t) * (stat_words + kBuf * (T / W));
+  const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
+  policy_t policy(static_cast<int>((n + T - 1) / T), T);
+  policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::work_bin_keys_chunks", policy, KOKKOS_LAMBDA(const member_t& team) {
+        namespace d = kkperm::detail;
+        const int tr = team.team_rank(), lane = tr % W, warp = tr / W;
+        auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(bytes));
+        std::int64_t* buf = sh + stat_words + warp * kBuf;
+        const std::int64_t r0 = std::int64_t(team.league_rank()) * T + std::int64_t(warp) * W;  // the warp's rows
+        const std::int64_t i = r0 + lane;
+        const bool live = i < n;
+        std::int64_t a0 = 0, a1 = 0;
+        if (live) {
+          a0 = static_cast<std::int64_t>(rowA(i));
+          a1 = static_cast<std::int64_t>(rowA(i + 1));
+        }
+        const int nlive = r0 >= n ? 0 : (n - r0 < W ? static_cast<int>(n - r0) : W);
+        const std::int64_t before = d::warp_shfl_idx(a1, lane > 0 ? lane - 1 : 0, W);
+        const bool bad = live && (a0 < 0 || a1 < a0 || a1 > nnz_a || (lane > 0 && a0 != before));
+        std::int64_t f = 0;
+        if (d::warp_ballot(bad) == 0u && nlive > 0) {
+          const std::int64_t e0 = d::warp_shfl_idx(a0, 0, W), e1 = d::warp_shfl_idx(a1, nlive - 1, W);
+          for (std::int64_t c0 = e0; c0 < e1; c0 += kChunk) {
+            std::int64_t len[kU];
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {  // A's columns first, then B's offsets: all in flight
+              const std::int64_t p = c0 + lane + std::int64_t(W) * u;
+              len[u] = p < e1 ? static_cast<std::int64_t>(entA(p)) : -1;
+            }
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+              const std::int64_t k = len[u];
+              len[u] = k >= 0 && k < n_b ? static_cast<std::int64_t>(rowB(k + 1) - rowB(k)) : 0;
+            }
+            std::int64_t run = 0;  // the chunk's entries before round u
+#pragma unroll
+            for (int u = 0; u < kU; ++u) {
+              const std::int64_t ex = d::warp_exclusive_scan(len[u], lane, W);
+              buf[1 + lane + W * u] = run + ex + len[u];
+              run += d::warp_shfl_idx(ex + len[u], W - 1, W);
+            }
+            if (lane == 0) buf[0] = 0;
+            d::sync_warp_lanes();
+            const std::int64_t lo = a0 > c0 ? a0 : c0, hi = a1 < c0 + kChunk ? a1 : c0 + kChunk;
+            if (live && hi > lo) f += buf[hi - c0] - buf[lo - c0];
+            d::sync_warp_lanes();  // the next chunk overwrites buf
           }
         }
-        team.team_barrier();
-        if (tr < 16) {  // numbers 4..11 are maxima, the others sums (all >= 0: 0 needs no atomic)
-          const bool is_max = tr >= 4 && tr < 12;
-          std::int64_t acc = 0;
-          for (int w = 0; w < T / 32; ++w) {
-            const std::int64_t v = sh[w * 16 + tr];
-            acc = is_max ? (v > acc ? v : acc) : acc + v;
-          }
-          std::int64_t* dst = &stats((team.league_rank() % kPlanSlots) * 16 + tr);
-          if (acc != 0) {
-            if (is_max)
-              Kokkos::atomic_fetch_max(dst, acc);
-            else
-              kkperm::atomic_add_i64(dst, acc);
-          }
+        std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
+        if (live) {
+          const std::int64_t ka = a1 - a0;
+          work(i) = f;
+          const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
+          keys(i) = static_cast<unsigned char>(bin);
+          rows(i) = static_cast<idx_t>(i);
+          perm(i) = static_cast<idx_t>(i);
+          c[bin] = 1;
+          sw[bin] = f;
+          mw[bin] = f > 0 ? f : 0;
+          mk[bin] = ka > 0 ? ka : 0;
         }
+        plan_team_stats<1, T>(team, sh, c, mw, mk, sw, stats);
       });
 }
 
 /// analyze_and_plan on CUDA: one kernel computes each row's F_i into work(i) (plan_lanes_for's
-/// lanes a row from EscConfig::plan_lanes `plan_lanes`), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
+/// lanes a row from EscConfig::plan_lanes `plan_lanes`; a row a lane, when that gives one lane a
+/// row and `row_chunks`: plan_keys_chunks_launch), its bin key and, per bin, the row count, the largest F_i and nnz(A row) and
 /// Σ F_i (warp shuffles, then the team through scratch: 16 threads add the team's 16 numbers to
 /// one of kPlanSlots copies, summed on the host); one copy brings the numbers to the host (with
 /// the pending validation verdicts, decided first); a 2-bit radix sort of (bin, row) pairs
@@ -498,7 +601,7 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
 template <class RA, class EA, class RB, class WorkView, class PermView>
 bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, const PermView& perm,
                      std::int64_t n, std::int64_t t0, std::int64_t t1, std::int64_t t2, int plan_lanes,
-                     std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
+                     bool row_chunks, std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
                      std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
                      const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending,
                      const std::function<void()>& behind) {
@@ -529,7 +632,8 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   // session 30's rule (plan_lanes -1) kept its teams: a row a lane group (8 rows a team a warp a row)
   const int rounds =
       plan_lanes < 0 ? 1 : plan_rounds_for(n, lanes, static_cast<std::int64_t>(exec.concurrency()) / 256);
-  switch (lanes) {
+  switch (lanes == 1 && row_chunks ? 0 : lanes) {
+    case 0: plan_keys_chunks_launch(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2); break;
     case 32: plan_keys_launch<32>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
     case 16: plan_keys_launch<16>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
     case 8: plan_keys_launch<8>(rowA, entA, rowB, work, keys, rows, perm, stats, n, t0, t1, t2, rounds); break;
@@ -621,7 +725,8 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// that groups the rows: a phase mark between analysis and reorder). `keep_order(bin_off)`, asked
 /// once the bins are known: true when the caller's kernels do not need the rows grouped by bin;
 /// then perm is the identity (on CUDA the sort is skipped) and `identity` is set. `lanes`: the
-/// CUDA key kernel's lanes a row (0: plan_lanes_for's choice). `pending`: validation verdicts
+/// CUDA key kernel's lanes a row (0: plan_lanes_for's choice); `row_chunks`: where that is one,
+/// plan_keys_chunks_launch instead (EscConfig::plan_row_chunks). `pending`: validation verdicts
 /// still in flight, decided before the plan is used (on CUDA read back with it; elsewhere first).
 /// `behind()`: host code enqueuing device work that needs work(i) but not the plan; on CUDA it
 /// runs while the host waits for the plan's read-back (read_back2), elsewhere after F_i.
@@ -632,14 +737,15 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
                                              std::int64_t bin_max_ka[4], std::int64_t bin_sum_work[4],
                                              const std::function<void()>& after_work,
                                              const std::function<bool(const std::int64_t*)>& keep_order,
-                                             bool& identity, int lanes = 0, const PendingVerdict& pending = {},
+                                             bool& identity, int lanes = 0, bool row_chunks = true,
+                                             const PendingVerdict& pending = {},
                                              const std::function<void()>& behind = {}) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
-      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, lanes, bin_off, bin_max_work,
+      identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, lanes, row_chunks, bin_off, bin_max_work,
                                   bin_max_ka, bin_sum_work, after_work, keep_order, pending, behind);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
@@ -656,6 +762,7 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
       pending.decide(hv);
     }
     (void)lanes;
+    (void)row_chunks;
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
     after_work();
     if (behind) behind();

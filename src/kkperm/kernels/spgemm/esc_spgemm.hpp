@@ -259,6 +259,12 @@ struct EscConfig {
   /// ordinary managed Kokkos Views either way; the pool memory returns to the pool when the last
   /// of them goes. No effect on host backends.
   bool c_from_pool = true;
+  /// Rows kept in place (EscOutputOrder::direct): C's row offsets get a block of their own before
+  /// the count pass ends and the scan of the counts writes them there; after nnz(C) comes back
+  /// only the entries and values are allocated, and the numeric follows at once. Off (and for the
+  /// permuted order): the scan goes to a workspace and a copy kernel moves it into C's one block
+  /// once that exists (the way before session 34, one kernel and one launch more after the wait).
+  bool c_rows_first = true;
   /// setup() (symbolic + first numeric in one call) writes C's values in the symbolic passes for
   /// rows where that was measured faster than the first numeric (H100 runs 180-184, session 27):
   /// - the thread bin, when it has a kernel of its own: its fill pass carries each product's value
@@ -305,6 +311,11 @@ struct EscConfig {
   /// choice from the mean row length of A; -1: session 30's rule (a row a thread, a warp a row
   /// for few long rows) (perf_test --esc-plan-lanes).
   int plan_lanes = 0;
+  /// Where the analysis kernel would take a row a thread (plan_lanes' rule or 1), a warp takes 32
+  /// consecutive rows and loads their entries together, 256 at a time, coalesced and all in flight,
+  /// summing each row's part from prefix sums (esc_impl::plan_keys_chunks_launch; CUDA). Off: a
+  /// thread walks its row alone, one entry after another (perf_test --esc-plan-row-threads).
+  bool plan_row_chunks = true;
   /// Tests: C's values are NaN and its columns -1 right after C is allocated, so that an entry no
   /// kernel writes (setup(), where no caller can poison C first) fails the comparison.
   bool poison_c = false;
@@ -407,9 +418,11 @@ void allocate_crs_block(const std::string& label, std::int64_t n1, std::int64_t 
 /// shuffles, then across the team in scratch, and one thread a number adds them atomically. (Was:
 /// 2 048 positions a team, walked by two team reductions one load after another: 18 µs for the
 /// 144 k rows of the 2D 5-point R(AP) on an H100, run 217's launch trace.)
+/// `zero_flag` (a device int, optional): set to 0 by the launch (setup()'s missing-product flag,
+/// one launch fewer than a kernel of its own); not touched when the plan is empty (no launch).
 template <class Exec, class PermView, class CntView>
 void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bin_off[5], bool direct,
-                 std::int64_t& total, std::int64_t maxc[4]) {
+                 std::int64_t& total, std::int64_t maxc[4], int* zero_flag = nullptr) {
   using mem_t = typename Exec::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
   using policy_t = kkperm::team_policy<Exec>;
@@ -433,6 +446,7 @@ void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bi
   Kokkos::parallel_for(
       "kkperm::spgemm::esc::count_stats", policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
+        if (zero_flag != nullptr && tr == 0 && team.league_rank() == 0) *zero_flag = 0;
         const std::int64_t base = std::int64_t(team.league_rank()) * per_team + tr;
         std::int64_t c[kItems];
 #pragma unroll
@@ -629,7 +643,7 @@ class EscSpgemm {
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
         cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
-        keep_order, identity, cfg_.plan_lanes, pending,
+        keep_order, identity, cfg_.plan_lanes, cfg_.plan_row_chunks, pending,
         [this, n, &A, &B] { scan_rows_in_order(n, early_scan_pays(A, B)); });
     ident_ = identity;
     merged_thread_rows_ = 0;
@@ -722,9 +736,27 @@ class EscSpgemm {
     // Enqueued before the wait for nnz(C): C's row offsets (the scan of the counts, copied into C
     // once it exists) and, in setup(), the first numeric's flag reset, so that their host calls
     // overlap the count pass instead of following the wait while the device idles (session 31).
-    esc_impl::counts_to_rowmap<exec>(cnt, row_off, n);
-    if (in_setup_) reset_missing();
-    esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct && !ident_, nnz, bin_max_c_);  // identity: cnt(p)
+    // (rows first: C's row offsets in a block of their own, allocated while the count pass runs)
+    const bool rows_first = direct && cfg_.c_rows_first;
+    rowmap_view rowD;
+    if (rows_first) {
+      try {
+        allocate_c_rows("kkperm::C::row_map", n + 1, rowD);
+      } catch (const std::exception& e) {
+        KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C's row offsets ("
+                                             << n + 1 << " entries) failed: " << e.what());
+      }
+    }
+    if (rows_first)
+      esc_impl::counts_to_rowmap<exec>(cnt, rowD, n);
+    else
+      esc_impl::counts_to_rowmap<exec>(cnt, row_off, n);
+    // setup(): the first numeric's missing-product flag is zeroed by the statistics kernel
+    const bool fold_reset = in_setup_ && bin_off_[4] > 0;  // (count_stats launches for a non-empty plan)
+    if (in_setup_ && !fold_reset) reset_missing();
+    esc_impl::count_stats<exec>(perm_, cnt, bin_off_, direct && !ident_, nnz, bin_max_c_,
+                                fold_reset ? missing_.data() : nullptr);  // identity: cnt(p)
+    if (fold_reset) missing_zeroed_ = true;
     phase.end();
     if (static_cast<std::uint64_t>(nnz) >
         static_cast<std::uint64_t>(std::numeric_limits<offset_type>::max()))
@@ -749,20 +781,27 @@ class EscSpgemm {
     clock_.span(&stats_.count_s, t0, t_fill);
 
     // ---- fill pass
-    rowmap_view rowD;
     entries_view entD;
     values_view valD;
     phase.next("kkperm::spgemm::esc::allocate_c");
     try {
-      allocate_c(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
+      if (rows_first) {
+        rowmap_view none;
+        allocate_c("kkperm::C", 0, nnz, none, entD, valD);
+      } else {
+        allocate_c(direct ? "kkperm::C" : "kkperm::esc::C_permuted", n + 1, nnz, rowD, entD, valD);
+      }
     } catch (const std::exception& e) {
       KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C (nnz " << nnz << ", "
                                            << per_copy << " bytes) failed: " << e.what());
     }
-    phase.next("kkperm::spgemm::esc::row_map");
-    Kokkos::parallel_for(
-        "kkperm::spgemm::esc::row_map_copy", kkperm::range_policy<exec>(0, n + 1),
-        KOKKOS_LAMBDA(const std::int64_t i) { rowD(i) = row_off(i); });
+    if (!rows_first) {
+      phase.next("kkperm::spgemm::esc::row_map");
+      const rowmap_view dst = rowD;
+      Kokkos::parallel_for(
+          "kkperm::spgemm::esc::row_map_copy", kkperm::range_policy<exec>(0, n + 1),
+          KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = row_off(i); });
+    }
     phase.next("kkperm::spgemm::esc::fill_launch");
     g = make_args(A, B, cnt, rowD, entD, valD, direct);
     defer_begin_ = defer_end_ = 0;
@@ -1297,6 +1336,14 @@ class EscSpgemm {
       Kokkos::deep_copy(val, std::numeric_limits<value_type>::quiet_NaN());
       Kokkos::deep_copy(ent, ordinal_type(-1));
     }
+  }
+  /// C's row offsets alone (EscConfig::c_rows_first), from the pool as allocate_c's block.
+  void allocate_c_rows(const std::string& label, std::int64_t n1, rowmap_view& row) {
+    const auto a0 = std::chrono::steady_clock::now();
+    entries_view none_e;
+    values_view none_v;
+    esc_impl::allocate_crs_block(label, n1, 0, row, none_e, none_v, cfg_.c_from_pool);
+    stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
   }
   /// The single-pass stash and its offsets back to the pool; no stashed range.
   void release_stash() {
