@@ -481,10 +481,14 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
             keys(i) = static_cast<unsigned char>(bin);
             rows(i) = static_cast<idx_t>(i);
             perm(i) = static_cast<idx_t>(i);
-            c[bin] += 1;
-            sw[bin] += f;
-            if (f > mw[bin]) mw[bin] = f;
-            if (ka > mk[bin]) mk[bin] = ka;
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {  // constant indices only (registers, not local memory)
+              if (q != bin) continue;
+              c[q] += 1;
+              sw[q] += f;
+              if (f > mw[q]) mw[q] = f;
+              if (ka > mk[q]) mk[q] = ka;
+            }
           }
         }
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
@@ -573,10 +577,15 @@ void plan_keys_chunks_launch(const RA& rowA, const EA& entA, const RB& rowB, con
           keys(i) = static_cast<unsigned char>(bin);
           rows(i) = static_cast<idx_t>(i);
           perm(i) = static_cast<idx_t>(i);
-          c[bin] = 1;
-          sw[bin] = f;
-          mw[bin] = f > 0 ? f : 0;
-          mk[bin] = ka > 0 ? ka : 0;
+          // constant indices only (a runtime index puts the arrays in local memory; run 276)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            if (q != bin) continue;
+            c[q] = 1;
+            sw[q] = f;
+            mw[q] = f > 0 ? f : 0;
+            mk[q] = ka > 0 ? ka : 0;
+          }
         }
         plan_team_stats<1, T>(team, sh, c, mw, mk, sw, stats);
       });

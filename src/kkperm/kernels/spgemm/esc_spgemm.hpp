@@ -460,7 +460,10 @@ void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bi
           if (p >= n) continue;
           const int bb = p < o1 ? 0 : (p < o2 ? 1 : (p < o3 ? 2 : 3));
           v[0] += c[j];
-          if (c[j] > v[1 + bb]) v[1 + bb] = c[j];
+          // constant indices only: v[1 + bb] put v in local memory (H100 ncu, session 34, run 276)
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            if (q == bb && c[j] > v[1 + q]) v[1 + q] = c[j];
         }
         v[0] = kkperm::detail::warp_sum(v[0], W);
         for (int q = 1; q < 5; ++q) v[q] = kkperm::detail::warp_max(v[q], W);
