@@ -392,6 +392,31 @@ inline int plan_rounds_for(std::int64_t n, int lanes, std::int64_t resident_team
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
+/// Row i's results in build_plan_cuda's key kernels: work(i) = F_i (`f`), its bin key from
+/// max(F_i, nnz(A row) `ka`), rows(i) = perm(i) = i; and the row added to the calling thread's
+/// per-bin numbers (count, largest F and nnz, Σ F). The arrays are written at constant indices
+/// only: a runtime index put them in local memory (H100 ncu, session 34, run 276).
+template <class WorkView, class KeyView, class RowView, class PermView>
+KOKKOS_INLINE_FUNCTION void plan_row_out(std::int64_t i, std::int64_t f, std::int64_t ka, std::int64_t t0,
+                                         std::int64_t t1, std::int64_t t2, const WorkView& work, const KeyView& keys,
+                                         const RowView& rows, const PermView& perm, std::int64_t c[4],
+                                         std::int64_t mw[4], std::int64_t mk[4], std::int64_t sw[4]) {
+  using idx_t = typename RowView::non_const_value_type;
+  work(i) = f;
+  const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
+  keys(i) = static_cast<unsigned char>(bin);
+  rows(i) = static_cast<idx_t>(i);
+  perm(i) = static_cast<idx_t>(i);
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if (q != bin) continue;
+    c[q] += 1;
+    sw[q] += f;
+    if (f > mw[q]) mw[q] = f;
+    if (ka > mk[q]) mk[q] = ka;
+  }
+}
+
 /// The end of build_plan_cuda's key kernels: per bin, the rows counted (c), the largest F_i (mw)
 /// and nnz(A row) (mk) and Σ F_i (sw) of the calling thread's rows, combined over each warp
 /// (shuffles; with L = 32 lanes a row lane 0 holds the warp's numbers already), then over the T
@@ -446,7 +471,6 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
                       std::int64_t t0, std::int64_t t1, std::int64_t t2, int rounds) {
   using policy_t = kkperm::team_policy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
-  using idx_t = typename RowView::non_const_value_type;
   constexpr int T = 256;
   constexpr std::int64_t groups = T / L;  // rows in flight a team
   const std::int64_t rows_per_team = groups * rounds;
@@ -475,21 +499,7 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
           }
           // every lane reaches the shuffles (rows past n add 0); the group's lanes sum its row
           if (L > 1) f = kkperm::detail::warp_sum(f, L);
-          if (i < n && lane_w == 0) {
-            work(i) = f;
-            const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
-            keys(i) = static_cast<unsigned char>(bin);
-            rows(i) = static_cast<idx_t>(i);
-            perm(i) = static_cast<idx_t>(i);
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {  // constant indices only (registers, not local memory)
-              if (q != bin) continue;
-              c[q] += 1;
-              sw[q] += f;
-              if (f > mw[q]) mw[q] = f;
-              if (ka > mk[q]) mk[q] = ka;
-            }
-          }
+          if (i < n && lane_w == 0) plan_row_out(i, f, ka, t0, t1, t2, work, keys, rows, perm, c, mw, mk, sw);
         }
         auto* sh = static_cast<std::int64_t*>(team.team_scratch(0).get_shmem(sizeof(std::int64_t) * 16 * (T / 32)));
         plan_team_stats<L, T>(team, sh, c, mw, mk, sw, stats);
@@ -515,7 +525,6 @@ void plan_keys_chunks_launch(const RA& rowA, const EA& entA, const RB& rowB, con
                              std::int64_t t0, std::int64_t t1, std::int64_t t2) {
   using policy_t = kkperm::team_policy<Kokkos::Cuda>;
   using member_t = typename policy_t::member_type;
-  using idx_t = typename RowView::non_const_value_type;
   constexpr int T = 256, W = 32, kChunk = 256, kU = kChunk / W;
   constexpr int kBuf = kChunk + 8;  // prefix sums 0..kChunk of a chunk (a warp's share, padded)
   constexpr std::size_t stat_words = 16 * (T / 32), bytes = sizeof(std::int64_t) * (stat_words + kBuf * (T / W));
@@ -570,23 +579,7 @@ void plan_keys_chunks_launch(const RA& rowA, const EA& entA, const RB& rowB, con
           }
         }
         std::int64_t c[4] = {0, 0, 0, 0}, mw[4] = {0, 0, 0, 0}, mk[4] = {0, 0, 0, 0}, sw[4] = {0, 0, 0, 0};
-        if (live) {
-          const std::int64_t ka = a1 - a0;
-          work(i) = f;
-          const int bin = bin_of(f > ka ? f : ka, t0, t1, t2);
-          keys(i) = static_cast<unsigned char>(bin);
-          rows(i) = static_cast<idx_t>(i);
-          perm(i) = static_cast<idx_t>(i);
-          // constant indices only (a runtime index puts the arrays in local memory; run 276)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) {
-            if (q != bin) continue;
-            c[q] = 1;
-            sw[q] = f;
-            mw[q] = f > 0 ? f : 0;
-            mk[q] = ka > 0 ? ka : 0;
-          }
-        }
+        if (live) plan_row_out(i, f, a1 - a0, t0, t1, t2, work, keys, rows, perm, c, mw, mk, sw);
         plan_team_stats<1, T>(team, sh, c, mw, mk, sw, stats);
       });
 }
