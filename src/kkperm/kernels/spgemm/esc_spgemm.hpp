@@ -723,11 +723,15 @@ class EscSpgemm {
     using ws_t = kkperm::detail::Workspace<typename device_type::memory_space>;
     kkperm::detail::TracePhases phase;
     phase.next("kkperm::spgemm::esc::count_workspace");
-    ws_t ws(ws_t::template bytes_for<std::int64_t>(n) + ws_t::template bytes_for<offset_type>(n + 1));
+    // rows first: C's row offsets get a block of their own (allocated while the count pass runs);
+    // else they wait in the workspace until C exists
+    const bool rows_first = direct && cfg_.c_rows_first;
+    ws_t ws(ws_t::template bytes_for<std::int64_t>(n) +
+            (rows_first ? 0 : ws_t::template bytes_for<offset_type>(n + 1)));
     const auto cnt_from = ws.mark();
     const work_view cnt(ws.template take<std::int64_t>(n).data(), n);
     ws.template zero_since<exec>(cnt_from);
-    const auto row_off = ws.template take<offset_type>(n + 1);  // C's row offsets until C exists
+    const auto row_off = ws.template take<offset_type>(rows_first ? 0 : n + 1);
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
     phase.next("kkperm::spgemm::esc::plan_stash");
     plan_stash(n);
@@ -739,12 +743,12 @@ class EscSpgemm {
     // Enqueued before the wait for nnz(C): C's row offsets (the scan of the counts, copied into C
     // once it exists) and, in setup(), the first numeric's flag reset, so that their host calls
     // overlap the count pass instead of following the wait while the device idles (session 31).
-    // (rows first: C's row offsets in a block of their own, allocated while the count pass runs)
-    const bool rows_first = direct && cfg_.c_rows_first;
     rowmap_view rowD;
     if (rows_first) {
       try {
-        allocate_c_rows("kkperm::C::row_map", n + 1, rowD);
+        entries_view no_entries;
+        values_view no_values;
+        allocate_c("kkperm::C::row_map", n + 1, 0, rowD, no_entries, no_values);
       } catch (const std::exception& e) {
         KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: allocating C's row offsets ("
                                              << n + 1 << " entries) failed: " << e.what());
@@ -1339,14 +1343,6 @@ class EscSpgemm {
       Kokkos::deep_copy(val, std::numeric_limits<value_type>::quiet_NaN());
       Kokkos::deep_copy(ent, ordinal_type(-1));
     }
-  }
-  /// C's row offsets alone (EscConfig::c_rows_first), from the pool as allocate_c's block.
-  void allocate_c_rows(const std::string& label, std::int64_t n1, rowmap_view& row) {
-    const auto a0 = std::chrono::steady_clock::now();
-    entries_view none_e;
-    values_view none_v;
-    esc_impl::allocate_crs_block(label, n1, 0, row, none_e, none_v, cfg_.c_from_pool);
-    stats_.c_alloc_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - a0).count();
   }
   /// The single-pass stash and its offsets back to the pool; no stashed range.
   void release_stash() {

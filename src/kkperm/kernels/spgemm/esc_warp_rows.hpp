@@ -217,20 +217,19 @@ KOKKOS_INLINE_FUNCTION void warp_row_col_window(const Args& g, std::int64_t a0, 
   // a lane takes Batch of its entries at a time, each load level issued for all of them before
   // the next (A's columns, then B's row offsets, then B's first and last columns): three dependent
   // round trips a batch instead of three an entry
-  constexpr int kWindowBatch = Batch;
   lo = Kokkos::Experimental::finite_max<O>::value;
   hi = O(-1);
   const std::int64_t step = stride > 0 ? stride : W;
   using kcol_t = std::remove_cv_t<std::remove_reference_t<decltype(g.entA(0))>>;
   using boff_t = std::remove_cv_t<std::remove_reference_t<decltype(g.rowB(0))>>;
-  for (std::int64_t s = start + lane; s < ka; s += kWindowBatch * step) {
-    kcol_t k[kWindowBatch];
-    boff_t b0[kWindowBatch], b1[kWindowBatch];
+  for (std::int64_t s = start + lane; s < ka; s += Batch * step) {
+    kcol_t k[Batch];
+    boff_t b0[Batch], b1[Batch];
 #pragma unroll
-    for (int u = 0; u < kWindowBatch; ++u)
+    for (int u = 0; u < Batch; ++u)
       if (s + u * step < ka) k[u] = g.entA(a0 + s + u * step);
 #pragma unroll
-    for (int u = 0; u < kWindowBatch; ++u) {
+    for (int u = 0; u < Batch; ++u) {
       b0[u] = b1[u] = 0;
       if (s + u * step < ka) {
         b0[u] = g.rowB(k[u]);
@@ -238,7 +237,7 @@ KOKKOS_INLINE_FUNCTION void warp_row_col_window(const Args& g, std::int64_t a0, 
       }
     }
 #pragma unroll
-    for (int u = 0; u < kWindowBatch; ++u) {
+    for (int u = 0; u < Batch; ++u) {
       if (b1[u] > b0[u]) {
         const O first = static_cast<O>(g.entB(b0[u])), last = static_cast<O>(g.entB(b1[u] - 1));
         if (first < lo) lo = first;
