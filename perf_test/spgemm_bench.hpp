@@ -56,6 +56,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   const double gather_mib = opt.get_double("--esc-gather-mib", -1);
   if (gather_mib >= 0) o.esc.gather_plan_limit_bytes = static_cast<std::size_t>(gather_mib * 1048576.0);
   o.esc.gather_lanes = static_cast<int>(opt.get_double("--esc-gather-lanes", 0));
+  if (opt.has("--esc-gather-wide")) o.esc.gather_compact = false;
   o.esc.gather_build_lanes = static_cast<int>(opt.get_double("--esc-gather-build-lanes", 0));
   const double row_bytes = opt.get_double("--esc-gather-row-bytes", double(o.esc.gather_build_row_bytes));
   KKPERM_REQUIRE(row_bytes >= 0 && row_bytes <= 1e9, "--esc-gather-row-bytes " << row_bytes << " outside [0, 1e9]");
@@ -156,6 +157,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "vector lanes per C entry in the ESC gather numeric (power of two <= 32; 0: 32 when "
            "the mean products per entry is >= 32, else 1)",
            "0"},
+          {"--esc-gather-wide", "",
+           "ESC gather plan: keep the 8-byte product lists (default: rewritten in 4 bytes a "
+           "product where the positions fit)"},
           {"--esc-gather-build-lanes", "N",
            "lanes a row of the kernel building the ESC gather plan (1, 8, 16 or 32; 0: from the "
            "mean products a row)",

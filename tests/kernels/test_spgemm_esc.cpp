@@ -39,6 +39,12 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig lanes = perm;
   lanes.gather_lanes = 4;  // vector lanes per C entry in the gather numeric (auto gives 1 on host)
   out.emplace_back("tiny_bins_permuted_gather_lanes4", lanes);
+  EscConfig wide = permd;
+  wide.gather_compact = false;  // the gather plan's 8-byte lists (default: 4 bytes a product)
+  out.emplace_back("default_permuted_gather_wide", wide);
+  EscConfig wide_lanes = lanes;
+  wide_lanes.gather_compact = false;
+  out.emplace_back("tiny_bins_permuted_gather_lanes4_wide", wide_lanes);
   EscConfig build32 = tiny;
   build32.gather_build_lanes = 32;      // the gather lists' lane-group kernel (one lane on host)
   build32.gather_build_row_bytes = 160;  // short rows staged in scratch, the others in global memory
@@ -169,6 +175,8 @@ void expect_reuse_path(const Esc& esc, const std::string& what, bool lazy_second
   const bool gather = s.slot_bytes > 0 && esc.config().gather_plan_limit_bytes > 0;
   EXPECT_EQ(s.numeric_used_gather, gather) << what;
   EXPECT_EQ(s.gather_bytes > 0, gather) << what;
+  // test inputs are small: A offsets within a tile and B positions always fit 32 bits together
+  EXPECT_EQ(s.gather_compact, gather && esc.config().gather_compact) << what;
   EXPECT_EQ(s.numeric_used_slots, s.slot_bytes > 0 && !gather) << what;
 }
 
@@ -949,6 +957,51 @@ TEST(EscSpgemm, GatherNumericIsBitwiseReproducible) {
                                     << ", match " << match;
     if (kkperm::spgemm::esc_impl::is_host_exec<Matrix::execution_space>())
       EXPECT_EQ(runs[0], searched.values);
+  }
+  // 4-byte and 8-byte lists name the same products in the same order: the same bits, also on a
+  // GPU, with a thread or vector lanes per C entry
+  for (int lanes : {0, 4}) {
+    std::vector<double> wide_values;
+    for (bool compact : {false, true}) {
+      EscConfig cfg;
+      cfg.gather_compact = compact;
+      cfg.gather_lanes = lanes;
+      EscSpgemm<Matrix> esc(cfg);
+      esc.symbolic(A, B);
+      for (int r = 0; r < 3; ++r) esc.numeric(A, B);  // search, slot map, gather plan
+      poison_values(esc.C());
+      esc.numeric(A, B);
+      ASSERT_TRUE(esc.stats().numeric_used_gather);
+      EXPECT_EQ(esc.stats().gather_compact, compact);
+      const auto values = kkperm::to_host(esc.C()).values;
+      if (!compact) wide_values = values;
+      else EXPECT_EQ(values, wide_values) << "lanes " << lanes;
+    }
+  }
+}
+
+// The 4-byte gather list needs bits(nnz(B)) plus the bits of the widest A range a tile of 32 C
+// entries can name to fit 32; otherwise the 8-byte lists stay. A one-row A names all its 4500
+// entries from one tile (13 bits); B has 4500 x 120 = 540 000 entries (20 bits): 33 bits, wide.
+// With 1500 entries (11 bits) and 180 000 (18 bits) it fits.
+TEST(EscSpgemm, GatherListCompactOnlyWhereItFits) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  for (const auto& [k, fits] : {std::pair<int, bool>{4500, false}, std::pair<int, bool>{1500, true}}) {
+    const auto hA = random_csr(1, k, k, k, seed);   // one dense row
+    const auto hB = random_csr(k, 400, 120, 120, seed + 1);
+    ASSERT_EQ(hA.nnz(), k);
+    ASSERT_EQ(hB.nnz(), std::int64_t(k) * 120);
+    const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+    EscSpgemm<Matrix> esc;
+    esc.symbolic(A, B);
+    for (int r = 0; r < 3; ++r) esc.numeric(A, B);
+    poison_values(esc.C());
+    esc.numeric(A, B);
+    ASSERT_TRUE(esc.stats().numeric_used_gather) << k;
+    EXPECT_EQ(esc.stats().gather_compact, fits) << k;
+    EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), reference_multiply(hA, hB),
+                                  "gather list, k = " + std::to_string(k)));
   }
 }
 

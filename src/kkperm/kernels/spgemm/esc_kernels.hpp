@@ -1840,6 +1840,70 @@ KOKKOS_INLINE_FUNCTION std::uint64_t pack_product(std::int64_t pa, std::int64_t 
   return (static_cast<std::uint64_t>(pa) << 32) | static_cast<std::uint64_t>(pb);
 }
 
+/// C entries that share one base in the 4-byte gather lists (GatherListOut).
+inline constexpr int kGatherTileEntries = 32;
+
+/// Bits that hold every value in [0, n) (at least 1).
+inline int bits_for(std::uint64_t n) {
+  int b = 1;
+  while (b < 64 && (std::uint64_t(1) << b) < n) ++b;
+  return b;
+}
+
+/// Before a gather build with 4-byte lists: per tile t of kGatherTileEntries consecutive C entries,
+/// the range [tlo(t), thi(t)) of A positions its products can name: the union of the A rows of
+/// the plan positions whose C entries fall in the tile (read from the row offsets alone, not the
+/// lists). Returns the largest thi - tlo. tlo / thi: ceil(nnz_c / 32) entries each.
+template <class Exec, class Args, class TileView>
+std::int64_t gather_tile_spans(const Args& g, std::int64_t n, std::int64_t nnz_c, const TileView& tlo,
+                               const TileView& thi) {
+  using T = typename TileView::non_const_value_type;
+  const std::int64_t nt = (nnz_c + kGatherTileEntries - 1) / kGatherTileEntries;
+  Kokkos::deep_copy(typename TileView::execution_space(), tlo, std::numeric_limits<T>::max());
+  Kokkos::deep_copy(typename TileView::execution_space(), thi, T(0));
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::gather_tile_spans", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+        const auto i = g.row_at(p);
+        const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
+        const std::int64_t c0 = static_cast<std::int64_t>(g.rowC(o)), c1 = static_cast<std::int64_t>(g.rowC(o + 1));
+        if (c1 <= c0) return;
+        const T a0 = static_cast<T>(g.rowA(i)), a1 = static_cast<T>(g.rowA(i + 1));
+        for (std::int64_t t = c0 / kGatherTileEntries; t <= (c1 - 1) / kGatherTileEntries; ++t) {
+          Kokkos::atomic_fetch_min(&tlo(t), a0);
+          Kokkos::atomic_fetch_max(&thi(t), a1);
+        }
+      });
+  std::int64_t span = 0;
+  Kokkos::parallel_reduce(
+      "kkperm::spgemm::esc::gather_tile_span_max", kkperm::range_policy<Exec>(0, nt),
+      KOKKOS_LAMBDA(const std::int64_t t, std::int64_t& m) {
+        const std::int64_t d = thi(t) > tlo(t) ? static_cast<std::int64_t>(thi(t) - tlo(t)) : 0;
+        if (d > m) m = d;
+      },
+      Kokkos::Max<std::int64_t>(span));
+  return span;
+}
+
+/// Where the gather build puts a product's word w = pack_product(pa, pb) at list position j, e
+/// its C entry: the 8-byte list (bits_b == 0), or the 4-byte list ((pa - tlo(e / 32)) << bits_b)
+/// | pb (EscConfig::gather_compact; the plan checked that every offset and pb fit).
+template <class WideView, class CompactView, class TileView>
+struct GatherListOut {
+  WideView wide;
+  CompactView compact;
+  TileView tlo;
+  int bits_b = 0;
+  /// Whether put() reads e (the 4-byte list): otherwise any e will do.
+  KOKKOS_INLINE_FUNCTION bool needs_entry() const { return bits_b > 0; }
+  KOKKOS_INLINE_FUNCTION void put(std::int64_t j, std::int64_t e, std::uint64_t w) const {
+    if (bits_b > 0)
+      compact(j) = static_cast<std::uint32_t>(
+          (((w >> 32) - static_cast<std::uint64_t>(tlo(e / kGatherTileEntries))) << bits_b) | (w & 0xFFFFFFFFull));
+    else
+      wide(j) = w;
+  }
+};
+
 /// Where the gather lists of destination row o start in glist: the products of the rows before
 /// it. Direct output (C's rows in A's row order): aprod(rowA(i)), nothing to build. Permuted
 /// output (C's rows in plan order): rbase(p) = Σ_{p' < p} F_perm(p'), one scan over the plan.
@@ -1920,7 +1984,7 @@ void gather_rows_thread(const Args& g, std::int64_t n, std::int64_t nnz_c, std::
           for (std::int64_t pa = a0; pa < a1; ++pa)
             for_each_slot_product(g, pa, aprod, slot, [&](const std::int64_t pb, const std::int64_t s) {
               const std::int64_t e = cb + s;
-              glist(gptr(e) + cnt(e)++) = pack_product(pa, pb);
+              glist.put(gptr(e) + cnt(e)++, e, pack_product(pa, pb));
             });
       });
 }
@@ -1942,30 +2006,26 @@ int gather_lanes_for(std::int64_t sum_work, std::int64_t nnz_c) {
   }
 }
 
-/// Numeric through the gather plan: valC(e) = Σ valA(pa) · valB(pb) over e's list. lanes == 1:
-/// one thread per entry; lanes > 1: `lanes` vector lanes per entry split its list (coalesced
-/// reads of the list, a lane reduction) — for long lists, where one thread per entry leaves few
-/// threads each walking a long serial loop (RAP of the 3D 27-point Laplacian: 49 products per
-/// entry, 262 k entries). See gather_lanes_for.
-template <class Exec, class Args, class IntView, class ListView>
-void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView& gptr, const ListView& glist) {
-  using V = typename Args::ValC::non_const_value_type;
+/// The gather numerics' sums: valC(e) = Σ term(base(e), j) over j in [gptr(e), gptr(e + 1)), in
+/// list order. lanes == 1: one thread per entry; lanes > 1: `lanes` vector lanes per entry split
+/// its list (coalesced reads of the list, a lane reduction) — for long lists, where one thread
+/// per entry leaves few threads each walking a long serial loop (RAP of the 3D 27-point
+/// Laplacian: 49 products per entry, 262 k entries). See gather_lanes_for. base(e): what the
+/// entry's words are relative to (the compact list's tile base), read once an entry.
+template <class Exec, class IntView, class ValC, class Base, class Term>
+void gather_sums(const char* label, const char* lanes_label, std::int64_t nnz_c, int lanes, const IntView& gptr,
+                 const ValC& valC, const Base& base, const Term& term) {
+  using V = typename ValC::non_const_value_type;
   using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
-  const auto valA = g.valA, valB = g.valB;
-  const auto valC = g.valC;
   if (nnz_c <= 0) return;
-  const auto term = [=] KOKKOS_FUNCTION(const int j) {
-    const std::uint64_t w = glist(j);
-    return valA(static_cast<std::int64_t>(w >> 32)) * valB(static_cast<std::int64_t>(w & 0xFFFFFFFFull));
-  };
   if (lanes <= 1) {
     Kokkos::parallel_for(
-        "kkperm::spgemm::esc::numeric_gather", kkperm::range_policy<Exec>(0, nnz_c),
-        KOKKOS_LAMBDA(const std::int64_t e) {
+        label, kkperm::range_policy<Exec>(0, nnz_c), KOKKOS_LAMBDA(const std::int64_t e) {
+          const std::int64_t b = base(e);
           V sum = V(0);
           const int j1 = gptr(e + 1);
-          for (int j = gptr(e); j < j1; ++j) sum += term(j);
+          for (int j = gptr(e); j < j1; ++j) sum += term(b, j);
           valC(e) = sum;
         });
     return;
@@ -1973,16 +2033,46 @@ void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView&
   const int ts = is_host_exec<Exec>() ? 1 : 256 / lanes;  // host: lanes run serially in list order
   const std::int64_t league = (nnz_c + ts - 1) / ts;
   Kokkos::parallel_for(
-      "kkperm::spgemm::esc::numeric_gather_lanes", policy_t(static_cast<int>(league), ts, lanes),
-      KOKKOS_LAMBDA(const member_t& team) {
+      lanes_label, policy_t(static_cast<int>(league), ts, lanes), KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t e = std::int64_t(team.league_rank()) * ts + team.team_rank();
         if (e >= nnz_c) return;
+        const std::int64_t b = base(e);
         const int j0 = gptr(e);
         V sum = V(0);
         Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, gptr(e + 1) - j0),
-            [&](const int t, V& acc) { acc += term(j0 + t); }, sum);
+            Kokkos::ThreadVectorRange(team, gptr(e + 1) - j0), [&](const int t, V& acc) { acc += term(b, j0 + t); },
+            sum);
         Kokkos::single(Kokkos::PerThread(team), [&]() { valC(e) = sum; });
+      });
+}
+
+/// Numeric through the gather plan's 8-byte lists: valC(e) = Σ valA(pa) · valB(pb) over e's list.
+template <class Exec, class Args, class IntView, class ListView>
+void numeric_gather(const Args& g, std::int64_t nnz_c, int lanes, const IntView& gptr, const ListView& glist) {
+  const auto valA = g.valA, valB = g.valB;
+  gather_sums<Exec>(
+      "kkperm::spgemm::esc::numeric_gather", "kkperm::spgemm::esc::numeric_gather_lanes", nnz_c, lanes, gptr, g.valC,
+      [=] KOKKOS_FUNCTION(std::int64_t) { return std::int64_t(0); },
+      [=] KOKKOS_FUNCTION(std::int64_t, const int j) {
+        const std::uint64_t w = glist(j);
+        return valA(static_cast<std::int64_t>(w >> 32)) * valB(static_cast<std::int64_t>(w & 0xFFFFFFFFull));
+      });
+}
+
+/// The same on the 4-byte lists (EscConfig::gather_compact, GatherListOut): word
+/// ((pa - tlo(e / 32)) << bits_b) | pb. Same products, same order of sums.
+template <class Exec, class Args, class IntView, class CompactView, class TileView>
+void numeric_gather_compact(const Args& g, std::int64_t nnz_c, int lanes, const IntView& gptr,
+                            const CompactView& clist, const TileView& tlo, int bits_b) {
+  const auto valA = g.valA, valB = g.valB;
+  const std::uint32_t mask_b = bits_b >= 32 ? 0xFFFFFFFFu : ((1u << bits_b) - 1u);
+  gather_sums<Exec>(
+      "kkperm::spgemm::esc::numeric_gather_compact", "kkperm::spgemm::esc::numeric_gather_compact_lanes", nnz_c,
+      lanes, gptr, g.valC,
+      [=] KOKKOS_FUNCTION(const std::int64_t e) { return static_cast<std::int64_t>(tlo(e / kGatherTileEntries)); },
+      [=] KOKKOS_FUNCTION(const std::int64_t b, const int j) {
+        const std::uint32_t w = clist(j);
+        return valA(b + static_cast<std::int64_t>(w >> bits_b)) * valB(static_cast<std::int64_t>(w & mask_b));
       });
 }
 

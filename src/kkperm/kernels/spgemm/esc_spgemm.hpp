@@ -56,8 +56,10 @@
  *     Without a slot map every numeric searches.
  *  6. gather plan (the AMG re-setup path): the numeric after the one that filled the slot map
  *     (the third after symbolic; the second with lazy_slot_map off) turns it into,
- *     per entry of C, the list of its products (A index, B index; Σ F_i · 8 + (nnz(C) + 1) · 4
- *     bytes, EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
+ *     per entry of C, the list of its products (A index, B index: Σ F_i · 4 + (nnz(C) + 1) · 4
+ *     bytes and 4 a tile of 32 C entries when each word fits 32 bits as (A offset in the tile's
+ *     A range, B index), gather_compact; else Σ F_i · 8 + (nnz(C) + 1) · 4;
+ *     EscStats::gather_bytes, when it fits gather_plan_limit_bytes and
  *     memory_limit_bytes) and releases the slot map; that numeric and every later one is one
  *     thread per C entry summing its list — no search, no scratch, no atomics, one write. The
  *     build is one launch with a lane group a row (gather_build_lanes: 8 or 32 lanes by the mean
@@ -157,6 +159,12 @@ struct EscConfig {
   /// Vector lanes per C entry in the gather numeric (power of two ≤ 32); 0: 32 when the mean list
   /// length Σ F_i / nnz(C) is ≥ 32, else 1 (esc_impl::gather_lanes_for; 1 on host backends).
   int gather_lanes = 0;
+  /// The gather plan's lists in 4 bytes a product instead of 8: ((pa - base) << b) | pb, with b
+  /// the bits of nnz(B) and base the first A position of each tile of 32 consecutive C entries,
+  /// when every such offset fits the other 32 - b bits (else the 8-byte lists stay; the tiles'
+  /// ranges come from the row offsets before the build, which then writes the 4-byte words). The
+  /// gather numeric reads half the list bytes. Off: perf_test --esc-gather-wide.
+  bool gather_compact = true;
   /// Rows of C with at most this many products get their gather lists in product order (the
   /// numeric's sums bitwise reproducible); longer rows are listed by a team with atomic positions
   /// (esc_impl::gather_long_rows). Tests lower it so small inputs take both paths.
@@ -347,6 +355,7 @@ struct EscStats {
   bool numeric_used_slots = false;  ///< last numeric() went through the slot map
   bool numeric_used_gather = false;  ///< last numeric() went through the gather plan
   std::size_t gather_bytes = 0;      ///< gather plan kept for numeric (0: none)
+  bool gather_compact = false;       ///< its lists are 4 bytes a product (EscConfig::gather_compact)
   double gather_build_s = 0;         ///< building it (inside the numeric() that built it)
   int gather_lanes = 0;              ///< vector lanes per C entry of the last gather numeric
   int gather_build_lanes = 0;        ///< lanes a row of the kernel that built the gather lists
@@ -955,7 +964,11 @@ class EscSpgemm {
     if (gather_ready_) {
       stats_.gather_lanes = cfg_.gather_lanes > 0 ? cfg_.gather_lanes
                                                   : esc_impl::gather_lanes_for<exec>(stats_.sum_work, stats_.nnz_c);
-      esc_impl::numeric_gather<exec>(g, stats_.nnz_c, stats_.gather_lanes, gptr_, glist_);
+      if (gather_bits_b_ > 0)
+        esc_impl::numeric_gather_compact<exec>(g, stats_.nnz_c, stats_.gather_lanes, gptr_, clist_, gtile_,
+                                               gather_bits_b_);
+      else
+        esc_impl::numeric_gather<exec>(g, stats_.nnz_c, stats_.gather_lanes, gptr_, glist_);
     } else if (slots_ready_ && slot16_.extent(0) > 0) {
       run_numeric_slots(g, slot16_);
     } else if (slots_ready_) {
@@ -1091,12 +1104,37 @@ class EscSpgemm {
     if (cfg_.gather_plan_limit_bytes == 0 || sum == 0 || sum >= kInt || nnz_c >= kInt || n >= kInt ||
         nnz_a > kU32 || nnz_b > kU32)
       return;
-    const std::size_t bytes = static_cast<std::size_t>(sum) * sizeof(std::uint64_t) +
-                              static_cast<std::size_t>(nnz_c + 1) * sizeof(int);
-    const std::size_t temp = static_cast<std::size_t>(nnz_c + (g.direct ? 0 : n)) * sizeof(int);
-    if (bytes > cfg_.gather_plan_limit_bytes) return;
-    if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes + temp > cfg_.memory_limit_bytes) return;
     const auto t0 = clock_.mark();
+    // 4-byte lists (gather_compact) when the widest A range a tile of 32 C entries names and B's
+    // positions fit 32 bits together; the tiles' bases come from the row offsets alone
+    const std::int64_t nt = (nnz_c + esc_impl::kGatherTileEntries - 1) / esc_impl::kGatherTileEntries;
+    const int bits_b = esc_impl::bits_for(static_cast<std::uint64_t>(nnz_b));
+    bool compact = cfg_.gather_compact && bits_b < 32;
+    const std::size_t tile_bytes = static_cast<std::size_t>(2 * nt) * sizeof(std::uint32_t);
+    if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + tile_bytes > cfg_.memory_limit_bytes) compact = false;
+    pooled_t<std::uint32_t> thi_mem;
+    if (compact) {
+      try {
+        const bool small = tile_bytes <= kGatherPoolMaxBytes;
+        gtile_ = pooled_if(small, gtile_mem_, "kkperm::esc::gather_tile_base", nt);
+        const auto thi = pooled_if(small, thi_mem, "kkperm::esc::gather_tile_end", nt);
+        const std::int64_t span = esc_impl::gather_tile_spans<exec>(g, n, nnz_c, gtile_, thi);
+        compact = esc_impl::bits_for(static_cast<std::uint64_t>(span)) + bits_b <= 32;
+      } catch (const std::exception&) {
+        compact = false;
+      }
+      thi_mem = pooled_t<std::uint32_t>();
+      if (!compact) release_compact_list();
+    }
+    const std::size_t bytes = static_cast<std::size_t>(sum) * (compact ? sizeof(std::uint32_t) : sizeof(std::uint64_t)) +
+                              static_cast<std::size_t>(nnz_c + 1) * sizeof(int) +
+                              (compact ? static_cast<std::size_t>(nt) * sizeof(std::uint32_t) : 0);
+    const std::size_t temp = static_cast<std::size_t>(nnz_c + (g.direct ? 0 : n)) * sizeof(int);
+    if (bytes > cfg_.gather_plan_limit_bytes ||
+        (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + bytes + temp > cfg_.memory_limit_bytes)) {
+      release_compact_list();
+      return;
+    }
     // Plans up to kGatherPoolMaxBytes (list and offsets) from the plan pool: no cudaMalloc and no
     // synchronizing cudaFree of Kokkos 3.4 Views; the temporaries go back to the pool
     // stream-ordered at return. Larger plans as Kokkos Views: there the pool was slower.
@@ -1105,23 +1143,37 @@ class EscSpgemm {
     Kokkos::View<int*, device_type> cnt, rbase;
     try {
       gptr_ = pooled_if(from_pool, gptr_mem_, "kkperm::esc::gather_ptr", nnz_c + 1);
-      glist_ = pooled_if(from_pool, glist_mem_, "kkperm::esc::gather_list", sum);
+      if (compact)
+        clist_ = pooled_if(from_pool, clist_mem_, "kkperm::esc::gather_list32", sum);
+      else
+        glist_ = pooled_if(from_pool, glist_mem_, "kkperm::esc::gather_list", sum);
       cnt = pooled_if(from_pool, cnt_mem, "kkperm::esc::gather_count", nnz_c);
       rbase = pooled_if(from_pool, rbase_mem, "kkperm::esc::gather_row_base", g.direct ? 0 : n);
     } catch (const std::exception&) {  // not enough memory: stay on the slot map
       release_gather_plan();
       return;
     }
+    gather_bits_b_ = compact ? bits_b : 0;
     if (slot16_.extent(0) > 0)
       build_gather_lists(g, slot16_, rbase, cnt);
     else
       build_gather_lists(g, slot32_, rbase, cnt);
     clock_.span(&stats_.gather_build_s, t0);
     stats_.gather_bytes = bytes;
+    stats_.gather_compact = compact;
     stats_.peak_bytes += bytes + temp;
     gather_ready_ = true;
     slots_ready_ = false;  // the slot map is not needed any more
     release_slot_map();
+  }
+
+  /// Drops the 4-byte gather list and its tile bases (the plan goes back to 8-byte words).
+  void release_compact_list() {
+    clist_ = Kokkos::View<std::uint32_t*, device_type>();
+    gtile_ = Kokkos::View<std::uint32_t*, device_type>();
+    clist_mem_ = pooled_t<std::uint32_t>();
+    gtile_mem_ = pooled_t<std::uint32_t>();
+    gather_bits_b_ = 0;
   }
 
   /// Drops the gather plan and returns its memory to the plan pool.
@@ -1130,6 +1182,7 @@ class EscSpgemm {
     glist_ = Kokkos::View<std::uint64_t*, device_type>();
     gptr_mem_ = pooled_t<int>();
     glist_mem_ = pooled_t<std::uint64_t>();
+    release_compact_list();
   }
 
   /// build_gather_plan with the slot map `slot`: rows with F_i <= gather_ordered_max in product
@@ -1157,7 +1210,9 @@ class EscSpgemm {
     const std::int64_t slice = std::min<std::int64_t>(esc_impl::gather_row_scratch_bytes(max_c, max_f),
                                                       static_cast<std::int64_t>(cfg_.gather_build_row_bytes));
     esc_impl::build_gather_plan<exec>(g, n, stats_.nnz_c, stats_.sum_work, max_work, long_begin, lanes, slice,
-                                      cfg_.gather_build_match, aprod_, slot, rbase, cnt, gptr_, glist_);
+                                      cfg_.gather_build_match, aprod_, slot, rbase, cnt, gptr_,
+                                      esc_impl::GatherListOut<decltype(glist_), decltype(clist_), decltype(gtile_)>{
+                                          glist_, clist_, gtile_, gather_bits_b_});
   }
 
   /// Allocates the slot map and computes aprod_ when they fit the budgets (else leaves them
@@ -1659,6 +1714,11 @@ class EscSpgemm {
   Kokkos::View<std::uint64_t*, device_type> glist_;  ///< gather plan: (pa << 32) | pb per product
   pooled_t<int> gptr_mem_;                         ///< gptr_'s memory (plan pool)
   pooled_t<std::uint64_t> glist_mem_;              ///< glist_'s memory (plan pool)
+  /// compact gather list (EscConfig::gather_compact): ((pa - gtile_(e / 32)) << gather_bits_b_) | pb
+  Kokkos::View<std::uint32_t*, device_type> clist_;
+  Kokkos::View<std::uint32_t*, device_type> gtile_;  ///< first A position a tile of 32 C entries names
+  pooled_t<std::uint32_t> clist_mem_, gtile_mem_;
+  int gather_bits_b_ = 0;  ///< bits of pb in clist_'s words (0: the 8-byte list glist_ is in use)
   bool gather_ready_ = false;                      ///< gather plan built (slot map released)
   /// Gather plans (list and offsets) up to this size come from the plan pool, with their build
   /// temporaries.

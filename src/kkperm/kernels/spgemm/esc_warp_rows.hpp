@@ -1227,7 +1227,7 @@ void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::in
                                if (local)
                                  slist[r] = pack_product(pa, pb);
                                else
-                                 glist(gptr(e) + r) = pack_product(pa, pb);
+                                 glist.put(gptr(e) + r, e, pack_product(pa, pb));
                                if (hw == kkperm::detail::highest_bit32(peers)) counter(e) = at + kkperm::detail::popcount32u(peers);
                              });
         }
@@ -1246,8 +1246,18 @@ void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::in
           }
           kkperm::detail::sync_warp_lanes(mask);
         }
-        if (local)  // the walk (or the one-batch fill) synced the group after its last round
-          for (std::int64_t t = lane; t < f; t += W) glist(row_base + t) = slist[t];
+        if (local) {  // the walk (or the one-batch fill) synced the group after its last round
+          // an entry of position t's tile of 32 C entries (4-byte lists: the word's base): the
+          // row's first entry, moved to each tile start whose list begins at or before t
+          const std::int64_t first_tile_end = (cb / kGatherTileEntries + 1) * kGatherTileEntries;
+          const std::int64_t tiles_end = glist.needs_entry() ? cb + nc : first_tile_end;
+          for (std::int64_t t = lane; t < f; t += W) {
+            std::int64_t et = cb;
+            for (std::int64_t eb = first_tile_end; eb < tiles_end && gptr(eb) - row_base <= t; eb += kGatherTileEntries)
+              et = eb;
+            glist.put(row_base + t, et, slist[t]);
+          }
+        }
       });
 }
 
@@ -1280,7 +1290,7 @@ void build_gather_plan(const Args& g, std::int64_t n, std::int64_t nnz_c, std::i
   gather_long_rows<Exec>(
       "kkperm::spgemm::esc::gather_fill_long", g, long_begin, n, max_work, aprod, slot, cnt, false,
       KOKKOS_LAMBDA(std::int64_t pa, std::int64_t pb, std::int64_t e) {
-        glist(gptr(e) + Kokkos::atomic_fetch_add(&cnt(e), 1)) = pack_product(pa, pb);
+        glist.put(gptr(e) + Kokkos::atomic_fetch_add(&cnt(e), 1), e, pack_product(pa, pb));
       });
 }
 

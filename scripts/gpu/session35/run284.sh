@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Session 35, run 284: the gather build writing the 4-byte lists itself (default) against the
+# 8-byte lists (--esc-gather-wide) of the same build and the CI build of 4b5bb5b (old). Tests of
+# the new build first (spgemm_esc, spgemm_candidates, spgemm_amg). 3 rounds, both orders.
+# Carry .carry/s35e: bin.tgz (new/, old/), t/.
+# Usage (GPU host, repo root): bash scripts/gpu/session35/run284.sh TAG
+set -uo pipefail
+cd "$(dirname "$0")/../../.."
+ROUNDS_AB=${ROUNDS_AB:-3} bash scripts/gpu/session33/variant_orders.sh "${1:-run284}" "${CARRY:-.carry/s35e}" \
+  "new@esc,cusparse_alg1,cusparse_reuse" "new:--esc-gather-wide@esc" "old@esc"
+ls -la "$OUT"
