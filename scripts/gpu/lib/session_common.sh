@@ -26,6 +26,16 @@
 #   scripts/gpu/session5/setup.sh).
 # variant_tests [TIMEOUT]: run_tests for each variant of VARIANTS but old (folders beside NEW),
 #   each log renamed <test>_<variant>.log.
+# ncu_setup TAG BIN: for the ncu scripts: unpacks BIN's carry (BIN's parent folder/bin.tgz) unless
+#   BIN exists; sets R ($OUT/TAG, created); writes the UTC date, nvidia-smi and ncu --version into R.
+ncu_setup() {
+  [[ -d $2 ]] || tar -xzf "$(dirname "$2")/bin.tgz" -C "$(dirname "$2")"
+  R=$OUT/$1
+  mkdir -p "$R"
+  date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
+  nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+  ncu --version > "$R/ncu_version.txt" 2>&1
+}
 carry_setup() {
   C=$1
   [[ -d $C/new ]] || tar -xzf "$C/bin.tgz" -C "$C"

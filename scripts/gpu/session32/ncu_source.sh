@@ -12,12 +12,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-ncusrc}
 BIN=${S32_BIN:-.carry/s32li/new}
-[[ -d $BIN ]] || tar -xzf "$(dirname "$BIN")/bin.tgz" -C "$(dirname "$BIN")"
-R=$OUT/$TAG
-mkdir -p "$R"
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
-ncu --version > "$R/ncu_version.txt" 2>&1
+source scripts/gpu/lib/session_common.sh
+ncu_setup "$TAG" "$BIN"
 SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section InstructionStats --section SchedulerStats --section MemoryWorkloadAnalysis --section SourceCounters"
 one() {  # name gen regex
   local name=$1 gen=$2 re=$3

@@ -9,10 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-ncusmall}
 BIN=${BIN:-.carry/s34a/new}
-[[ -d $BIN ]] || tar -xzf "$(dirname "$BIN")/bin.tgz" -C "$(dirname "$BIN")"
-R=$OUT/$TAG
-mkdir -p "$R"
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
+source scripts/gpu/lib/session_common.sh
+ncu_setup "$TAG" "$BIN"
 SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis"
 timeout ${HARD_S:-240} ncu --clock-control none --kernel-name-base demangled \
   --kernel-name "regex:for_each_hashed|plan_keys|count_stats" --launch-count ${COUNT:-14} $SECTIONS -f -o "$R/small" \

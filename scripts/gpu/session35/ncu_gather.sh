@@ -9,11 +9,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-ncugather}
 BIN=${BIN:-.carry/s35a/new}
-[[ -d $BIN ]] || tar -xzf "$(dirname "$BIN")/bin.tgz" -C "$(dirname "$BIN")"
-R=$OUT/$TAG
-mkdir -p "$R"
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-nvidia-smi > "$R/nvidia-smi.txt" 2>&1
+source scripts/gpu/lib/session_common.sh
+ncu_setup "$TAG" "$BIN"
 SECTIONS="--section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables --section SourceCounters"
 while read -r name gen prods re args; do
   [[ -z $name || $name == \#* ]] && continue
