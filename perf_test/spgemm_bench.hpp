@@ -158,8 +158,8 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "the mean products per entry is >= 32, else 1)",
            "0"},
           {"--esc-gather-wide", "",
-           "ESC gather plan: keep the 8-byte product lists (default: rewritten in 4 bytes a "
-           "product where the positions fit)"},
+           "ESC gather plan: keep the 8-byte product lists (default: 4 bytes a product where "
+           "the positions fit)"},
           {"--esc-gather-build-lanes", "N",
            "lanes a row of the kernel building the ESC gather plan (1, 8, 16 or 32; 0: from the "
            "mean products a row)",

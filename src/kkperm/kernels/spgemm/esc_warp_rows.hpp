@@ -1247,14 +1247,14 @@ void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::in
           kkperm::detail::sync_warp_lanes(mask);
         }
         if (local) {  // the walk (or the one-batch fill) synced the group after its last round
-          // an entry of position t's tile of 32 C entries (4-byte lists: the word's base): the
-          // row's first entry, moved to each tile start whose list begins at or before t
+          // et: an entry of position t's tile of 32 C entries (4-byte lists: the word's base),
+          // the row's first entry moved to each tile start whose list begins at or before t; a
+          // lane's positions rise, so its cursor only moves forward
           const std::int64_t first_tile_end = (cb / kGatherTileEntries + 1) * kGatherTileEntries;
           const std::int64_t tiles_end = glist.needs_entry() ? cb + nc : first_tile_end;
+          std::int64_t et = cb, eb = first_tile_end;
           for (std::int64_t t = lane; t < f; t += W) {
-            std::int64_t et = cb;
-            for (std::int64_t eb = first_tile_end; eb < tiles_end && gptr(eb) - row_base <= t; eb += kGatherTileEntries)
-              et = eb;
+            for (; eb < tiles_end && gptr(eb) - row_base <= t; eb += kGatherTileEntries) et = eb;
             glist.put(row_base + t, et, slist[t]);
           }
         }
