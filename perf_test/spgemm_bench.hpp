@@ -45,6 +45,9 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
   o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
   o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 5));
+  o.esc.numeric_batch = static_cast<int>(opt.get_double("--esc-numeric-batch", 4));
+  KKPERM_REQUIRE(o.esc.numeric_batch == 4 || o.esc.numeric_batch == 8,
+                 "--esc-numeric-batch " << o.esc.numeric_batch << ": expected 4 or 8");
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
@@ -64,6 +67,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.gather_build_match = opt.has("--esc-gather-build-match");
   o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
+  if (opt.has("--esc-setup-two-walks")) o.esc.setup_stage_row_bytes = 0;
+  o.esc.copy_flat = !opt.has("--esc-copy-row-warps");
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
   o.esc.identity_plan = !opt.has("--esc-sort-always");
@@ -202,6 +207,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC searching numerics (warp-row launch): blocks a SM it is compiled for, 5 (48 registers; "
            "the default since session 33) or 4 (64)",
            "5"},
+          {"--esc-numeric-batch", "N",
+           "ESC searching numerics (warp-row launch): products a lane loads before using any, 4 or 8 "
+           "(8 only with 5 blocks a SM)", "4"},
           {"--esc-setup-scratch-sums", "",
            "ESC setup(): the warp-row range's values in the count pass summed in team scratch (default "
            "since session 33: into the stash with global atomics)"},
@@ -235,6 +243,12 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-setup-warp-mean", "N",
            "ESC: setup() sums the warp-row range's values in its count pass when its rows average "
            "at least N products (0: never)", "128"},
+          {"--esc-copy-row-warps", "",
+           "ESC: the fill pass copies stashed rows into C with a warp per row (default since session "
+           "36: a warp per 32 rows, their entries flattened)"},
+          {"--esc-setup-two-walks", "",
+           "ESC setup(): the valued count pass walks each row's products a second time for its values "
+           "(default since session 36: bitmap rows keep their products' values in scratch)"},
           {"--esc-setup-no-block-values", "",
            "ESC: setup() leaves the block bin's values to the first numeric (default since session 27: "
            "its count pass sums them)"},

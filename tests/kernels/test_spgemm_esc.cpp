@@ -125,6 +125,14 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig rm_copy;
   rm_copy.c_rows_first = false;
   out.emplace_back("default_row_map_copy", rm_copy);
+  // the fill pass's copy of stashed rows with a warp per row (the default: a warp per 32 rows)
+  EscConfig copy_rw = tiny;
+  copy_rw.copy_flat = false;
+  out.emplace_back("tiny_bins_copy_row_warps", copy_rw);
+  // the searching numerics loading 8 products a lane before using any (the default: 4)
+  EscConfig batch8 = search;
+  batch8.numeric_batch = 8;
+  out.emplace_back("tiny_bins_search_batch8", batch8);
   EscConfig kokkos_c = tiny;
   kokkos_c.c_from_pool = false;
   out.emplace_back("tiny_bins_kokkos_c", kokkos_c);
@@ -617,6 +625,15 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   warp_mean_perm.output_order = EscOutputOrder::permuted_then_restore;
   EscConfig ssums = tiny, ssums_nb = no_bitmap;  // the count pass's sums in team scratch
   ssums.setup_global_sums = ssums_nb.setup_global_sums = false;
+  // the valued count pass's second walk for every row (the default sums bitmap rows from their
+  // staged products), and staging only where the rows' own tables leave room (rows of more than
+  // ~96 products walk twice)
+  EscConfig two_walks = tiny, dflt_two_walks = dflt_warp, stage_some = dflt_warp, ssums_two = ssums;
+  two_walks.setup_stage_row_bytes = dflt_two_walks.setup_stage_row_bytes = 0;
+  ssums_two.setup_stage_row_bytes = 0;
+  stage_some.setup_stage_row_bytes = 16;
+  EscConfig copy_rw = tiny;  // stashed rows copied into C with a warp per row
+  copy_rw.copy_flat = false;
   struct Case {
     std::string name;
     EscConfig cfg;
@@ -626,6 +643,11 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   };
   const std::vector<Case> cases = {
       {"default_warp_values", dflt_warp, false, true, false, false},
+      {"default_warp_values_two_walks", dflt_two_walks, false, true, false, false},
+      {"default_warp_values_stage_some", stage_some, false, true, false, false},
+      {"tiny_two_walks", two_walks, false, true, true, true},
+      {"tiny_copy_row_warps", copy_rw, false, true, true, true},
+      {"tiny_scratch_sums_two_walks", ssums_two, false, true, true, true},
       {"tiny", tiny, false, true, true, true},
       {"tiny_warp_mean", warp_mean, false, false, true, true, true},
       {"tiny_warp_mean_copy", warp_mean_copy, false, false, true, true},
@@ -649,6 +671,7 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
     const auto A = kkperm::to_device<Matrix>(hX), B = kkperm::to_device<Matrix>(hY);
     EscConfig cfg = c.cfg;
     cfg.poison_c = true;
+    cfg.count_bitmap_rows = true;
     const std::string& name = c.name;
     EscSpgemm<Matrix> split(cfg), fused(cfg);
     split.symbolic(A, B);
@@ -660,6 +683,17 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
     EXPECT_GT(c.warp || c.thread || c.block ? st.setup_valued_rows : 1, 0) << name;
     EXPECT_EQ(st.setup_valued_rows, want) << name;
     EXPECT_EQ(st.setup_fused_copy_rows, c.fused_copy ? st.warp_row_rows : 0) << name;
+    // staged products: the warp-row range's valued bitmap rows, all of them when they fit
+    if (!c.warp || !cfg.warp_row_bitmap || cfg.setup_stage_row_bytes == 0) {
+      EXPECT_LE(st.staged_rows, 0) << name;  // -1: not counted (no warp-row kernels)
+    } else if (name.find("stage_some") != std::string::npos) {
+      EXPECT_GT(st.staged_rows, 0) << name;
+      EXPECT_LT(st.staged_rows, st.warp_row_rows) << name;
+    } else {
+      EXPECT_GT(st.staged_rows, 0) << name;
+      EXPECT_LE(st.staged_rows, st.warp_row_rows) << name;
+      EXPECT_LE(st.staged_rows, st.bitmap_rows) << name;
+    }
     if (c.fused_copy) EXPECT_GT(st.warp_row_rows, 0) << name;
     if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
       EXPECT_GT(st.bin_rows[0], 0) << name;
@@ -882,6 +916,9 @@ TEST(EscSpgemm, WarpRowLanesRule) {
   EscConfig bad_blocks;
   bad_blocks.numeric_min_blocks = 6;
   EXPECT_THROW(EscSpgemm<Matrix>{bad_blocks}, std::invalid_argument);
+  EscConfig bad_batch;
+  bad_batch.numeric_batch = 6;
+  EXPECT_THROW(EscSpgemm<Matrix>{bad_batch}, std::invalid_argument);
 }
 
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot

@@ -240,6 +240,9 @@ struct EscConfig {
   /// AP 0.467 -> 0.416 / 0.480 -> 0.416; 3D 7-point A² within 1 %. Some instantiations keep 8-16
   /// bytes of stack at 48 registers.
   int numeric_min_blocks = 5;
+  /// Products a lane of the searching numerics' warp-row launch loads before it uses any: 4
+  /// (esc_impl::kProductBatch) or 8 (with numeric_min_blocks 5 only; else 4). For measurements.
+  int numeric_batch = 4;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -260,7 +263,8 @@ struct EscConfig {
   /// bits, read in order, are C's sorted row (no compaction, no sort). Rows whose window is too
   /// wide, or whose B rows are unsorted so that a column falls outside it, use the hash table.
   bool warp_row_bitmap = true;
-  /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row).
+  /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row)
+  /// and those of them whose values came from staged products (EscStats::staged_rows).
   bool count_bitmap_rows = false;
   /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
   /// allocation (a cudaMalloc plus a synchronous header copy in Kokkos 3.4). C's Views are
@@ -292,6 +296,18 @@ struct EscConfig {
   /// R(AP) (mean 322) 641 against 715 µs; 2D 5-point R(AP) (mean 74) 396 against 405 µs; 3D
   /// 7-point A² (mean 48) 3 799 against 3 049 µs. Hence 128.
   std::int64_t setup_warp_values_mean = 128;
+  /// setup()'s valued count pass of the warp-row range: a row on the bitmap path keeps each
+  /// product's value and window column (10 bytes) in its scratch after the bitmap and its rank
+  /// prefix, and sums them from there once its columns are known, instead of walking A's and B's
+  /// rows a second time (esc_impl::staged_row_values). Rows' scratch grows to this many bytes a
+  /// warp (× lanes / 32 a row) when that keeps their lanes; rows whose products still do not fit,
+  /// or whose window exceeds 65 536 columns, take the second walk. 0: never (perf_test
+  /// --esc-setup-two-walks). On host backends, bytes a row.
+  std::size_t setup_stage_row_bytes = 7168;
+  /// The fill pass's copy of stashed rows into C takes a warp per 32 rows, their entries as one
+  /// flattened range with 4 a lane in flight (esc_impl::copy_stashed_rows_flat), instead of a warp
+  /// per row. Off: perf_test --esc-copy-row-warps.
+  bool copy_flat = true;
   /// With setup_values_in_count: the block bin's count pass (block_rows, stash_block_bin) sums its
   /// rows' values in a second walk as the warp-row range's long rows do (its rows have over
   /// warp_max products). Off: the block bin gets the first numeric.
@@ -379,6 +395,9 @@ struct EscStats {
   bool early_scan_made = false;
   /// rows of the last count pass on the bitmap, warp- and block-row kernels (-1: not counted)
   std::int64_t bitmap_rows = -1;
+  /// of them, rows of setup()'s valued warp-row count pass whose values came from staged products
+  /// (EscConfig::setup_stage_row_bytes; -1: not counted)
+  std::int64_t staged_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -587,6 +606,8 @@ class EscSpgemm {
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
     KKPERM_REQUIRE(c.numeric_min_blocks == 4 || c.numeric_min_blocks == 5,
                    "kkperm::spgemm::EscConfig: numeric_min_blocks " << c.numeric_min_blocks << " is not 4 or 5");
+    KKPERM_REQUIRE(c.numeric_batch == 4 || c.numeric_batch == 8,
+                   "kkperm::spgemm::EscConfig: numeric_batch " << c.numeric_batch << " is not 4 or 8");
     KKPERM_REQUIRE(c.symbolic_lanes8_from >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes8_from " << c.symbolic_lanes8_from << " is negative");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
@@ -1040,7 +1061,8 @@ class EscSpgemm {
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
                                                                      numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks)
+                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks,
+                                                                     cfg_.numeric_batch)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
@@ -1259,15 +1281,15 @@ class EscSpgemm {
     using exec = execution_space;
     // tests: rows of the count pass that took the bitmap path (warp-row and block-row kernels)
     const bool counting = cfg_.count_bitmap_rows && !fill && warp_rows_;
-    Kokkos::View<int, device_type> nbit;
-    if (counting) nbit = Kokkos::View<int, device_type>("kkperm::esc::bitmap_rows");
+    Kokkos::View<int*, device_type> nbit;  // [0]: bitmap rows, [1]: staged rows
+    if (counting) nbit = Kokkos::View<int*, device_type>("kkperm::esc::bitmap_rows", 2);
     // setup(): the thread bin's fill pass (when the thread bin is on its own kernel) sums values
     const bool thread_values = fill && values_in_count_ && bin_off_[1] > bin_off_[0];
     const auto read_count = [&] {
       if (!counting) return;
-      int h = 0;
-      Kokkos::deep_copy(h, nbit);
-      stats_.bitmap_rows = h;
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nbit);
+      stats_.bitmap_rows = h(0);
+      stats_.staged_rows = h(1);
     };
     if (warp_rows_) {
       const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
@@ -1279,10 +1301,16 @@ class EscSpgemm {
         // (direct output only: a permuted C is restored to caller order before that numeric)
         const bool defer = values_in_count_ && cfg_.setup_fused_copy && g.direct && !warp_valued_ &&
                            bin_off_[2] > warp_begin_;
-        esc_impl::copy_stashed_rows<exec>(g, defer ? bin_off_[2] : warp_begin_, stash_end_, stash_.view().data(),
-                                          stash_off_, cfg_.warp_rows_per_team, any ? vstash_.view().data() : nullptr,
-                                          warp_valued_ ? warp_begin_ : bin_off_[2],
-                                          block_valued_ ? stash_end_ : bin_off_[2], warp_begin_);
+        const std::int64_t cb = defer ? bin_off_[2] : warp_begin_;
+        const value_type* cv = any ? vstash_.view().data() : nullptr;
+        const std::int64_t vb = warp_valued_ ? warp_begin_ : bin_off_[2];
+        const std::int64_t ve = block_valued_ ? stash_end_ : bin_off_[2];
+        if (cfg_.copy_flat)
+          esc_impl::copy_stashed_rows_flat<exec>(g, cb, stash_end_, stash_.view().data(), stash_off_,
+                                                 cfg_.warp_rows_per_team, cv, vb, ve, warp_begin_);
+        else
+          esc_impl::copy_stashed_rows<exec>(g, cb, stash_end_, stash_.view().data(), stash_off_,
+                                            cfg_.warp_rows_per_team, cv, vb, ve, warp_begin_);
         if (defer) {
           defer_begin_ = warp_begin_;
           defer_end_ = bin_off_[2];
@@ -1295,7 +1323,8 @@ class EscSpgemm {
         lanes = esc_impl::symbolic_warp_rows<exec>(g, warp_begin_, bin_off_[2], fill, mw,
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
-                                                   counting ? nbit.data() : nullptr, vst, cfg_.setup_global_sums);
+                                                   counting ? nbit.data() : nullptr, vst, cfg_.setup_global_sums,
+                                                   cfg_.setup_stage_row_bytes);
         if (!fill) warp_valued_ = vst != nullptr && lanes > 0;
         stats_.warp_row_lanes = lanes;
       }

@@ -93,7 +93,7 @@ KOKKOS_INLINE_FUNCTION int walk_entry_of(int excl, int t, int W, unsigned mask) 
 /// (H100 run 100: with one product in flight per lane, each row waited on its B-column loads one
 /// after another, ~11 µs a row in the R(AP) count pass).
 inline constexpr int kProductBatch = 4;
-template <class Args, class Load, class Use>
+template <int Batch = kProductBatch, class Args, class Load, class Use>
 KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0, std::int64_t ka,
                                                   int lane, int W, unsigned mask, const Load& load,
                                                   const Use& use) {
@@ -105,11 +105,11 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
     boff_t b0;
     int excl;
     const int total = walk_chunk_head(g, a0, s0, kan, lane, W, mask, b0, excl);
-    for (int base = 0; base < total; base += kProductBatch * W) {
-      item_t item[kProductBatch];
-      int tt[kProductBatch];
+    for (int base = 0; base < total; base += Batch * W) {
+      item_t item[Batch];
+      int tt[Batch];
 #pragma unroll
-      for (int u = 0; u < kProductBatch; ++u) {
+      for (int u = 0; u < Batch; ++u) {
         const int t = base + u * W + lane;
         const int s = walk_entry_of(excl, t, W, mask);
         const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
@@ -118,7 +118,7 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
         if (t < total) item[u] = load(a0 + s0 + s, static_cast<std::int64_t>(bs) + (t - es));
       }
 #pragma unroll
-      for (int u = 0; u < kProductBatch; ++u)
+      for (int u = 0; u < Batch; ++u)
         if (tt[u] < total) use(item[u], tbase + tt[u]);
     }
     tbase += total;
@@ -358,6 +358,45 @@ KOKKOS_INLINE_FUNCTION void sum_row_values(const Args& g, std::int64_t a0, std::
   row_sums_out(rs, nc, lane, W, vout);
 }
 
+/// Scratch bytes of a row's staged products (stage_products_at): F products, each its value (8
+/// bytes) and its column's offset in the row's bitmap window (2 bytes), from byte `used` on
+/// (aligned for the values). Fits when the window has at most 65 536 columns.
+KOKKOS_INLINE_FUNCTION std::size_t staged_products_end(std::size_t used, int F) {
+  return (used + 7) / 8 * 8 + static_cast<std::size_t>(F) * 10;
+}
+/// The value and the window column of each of a row's products, in product order (the bitmap walk
+/// writes them; staged_row_values sums them once the row's columns are known).
+template <class V>
+struct StagedProducts {
+  V* val;
+  unsigned short* col;
+};
+template <class V>
+KOKKOS_INLINE_FUNCTION StagedProducts<V> stage_products_at(char* scratch, std::size_t used, int F) {
+  const std::size_t at = (used + 7) / 8 * 8;
+  V* val = reinterpret_cast<V*>(scratch + at);
+  return StagedProducts<V>{val, reinterpret_cast<unsigned short*>(val + F)};
+}
+
+/// sum_row_values from staged products: the bitmap walk kept each product's value and window
+/// column in the row's scratch, so the sums need no second walk of A's and B's rows (their index
+/// chains, the product walk's shuffles and the value loads): each of the row's F products is added
+/// at rank(column) of the row's sums, placed as in sum_row_values (scratch copies from byte `used`
+/// on, before `share`, else vout with global atomics). Every lane of the row's group calls it.
+template <class V, class Rank>
+KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F, int lane, int W, unsigned mask,
+                                              char* scratch, std::size_t used, std::size_t share, int nc, V* vout,
+                                              const Rank& rank) {
+  const RowSums<V> rs = row_sums_place(scratch, used, share, nc, W >= 8 ? W / 8 : 1, vout);
+  for (int t = lane; t < rs.copies * nc; t += W) rs.acc[t] = V(0);
+  kkperm::detail::sync_warp_lanes(mask);
+  V* mine = rs.acc + (lane * rs.copies / W) * nc;
+  for (int t = lane; t < F; t += W) Kokkos::atomic_add(&mine[rank(sp.col[t])], sp.val[t]);
+  if (rs.acc == vout) return;
+  kkperm::detail::sync_warp_lanes(mask);
+  row_sums_out(rs, nc, lane, W, vout);
+}
+
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
 /// cnt(o) = unique columns) or fill (C's row = its sorted unique columns). `lanes` lanes per row,
 /// up to `max_warps` warps per team (warp_row_groups); returns the lanes used, 0 without launching
@@ -383,9 +422,13 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
                                std::size_t per_row, int R,
                                typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                                bool bitmap, int* bitmap_rows,
-                               typename Args::ValC::non_const_value_type* vstash, bool global_sums = false) {
+                               typename Args::ValC::non_const_value_type* vstash, bool global_sums = false,
+                               bool stage = false) {
   // global_sums (Vals): each row's sums added straight into its stash slice with global atomics
   const std::size_t sums_end = global_sums ? 0 : per_row - 16;
+  // stage (Vals): bitmap rows whose products fit the row's scratch after the bitmap and its rank
+  // prefix keep each product's value and window column there (staged_row_values)
+  const std::size_t row_end = per_row - 16;
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = warp_rows_policy<Exec>;
@@ -430,19 +473,45 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
         for (int t = lane; t < words; t += W) bm[t] = 0u;
         kkperm::detail::sync_warp_lanes(mask);
         int outside = 0;
-        warp_for_each_product(
-            g, a0, ka, lane, W, mask, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
-            [&](const O c, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(c) - lo, span); });
+        const std::size_t bm_end = 2 * static_cast<std::size_t>(words) * 4;  // bitmap and rank prefix
+        const bool staged = Vals && stage && span <= 65536 && staged_products_end(bm_end, F) <= row_end;
+        const StagedProducts<V> sp = stage_products_at<V>(reinterpret_cast<char*>(table), bm_end, F);
+        if (staged) {
+          warp_for_each_product(
+              g, a0, ka, lane, W, mask,
+              [&](std::int64_t pa, std::int64_t q) {
+                return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
+              },
+              [&](const ColVal<O, V>& cv, int t) {
+                const std::int64_t d = static_cast<std::int64_t>(cv.col) - lo;
+                outside |= bitmap_set(bm, d, span);
+                sp.col[t] = static_cast<unsigned short>(d);  // outside: unused (the hash table below)
+                sp.val[t] = cv.val;
+              });
+        } else {
+          warp_for_each_product(
+              g, a0, ka, lane, W, mask, [&](std::int64_t, std::int64_t q) { return static_cast<O>(g.entB(q)); },
+              [&](const O c, int) { outside |= bitmap_set(bm, static_cast<std::int64_t>(c) - lo, span); });
+        }
         if (kkperm::detail::warp_ballot(outside != 0, mask) == 0u) {
           kkperm::detail::sync_warp_lanes(mask);
           int* pre = Vals ? reinterpret_cast<int*>(bm + words) : nullptr;
           const int unique = bitmap_emit(bm, words, lo, out, lane, W, mask, pre);
           if (!fill && lane == 0) g.cnt(o) = unique;
           if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows, 1);
-          if (Vals)
-            sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
-                           2 * static_cast<std::size_t>(words) * 4, sums_end, unique, vstash + soff(p - begin),
-                           [&](const O c) { return bitmap_rank(bm, pre, static_cast<std::int64_t>(c) - lo); });
+          // tests: bitmap_rows[1] counts the rows whose values came from staged products
+          if (Vals && staged && bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows + 1, 1);
+          if (Vals) {
+            if (staged) {
+              staged_row_values(sp, F, lane, W, mask, reinterpret_cast<char*>(table), staged_products_end(bm_end, F),
+                                sums_end, unique, vstash + soff(p - begin),
+                                [&](const unsigned short d) { return bitmap_rank(bm, pre, d); });
+            } else {
+              sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table), bm_end, sums_end, unique,
+                             vstash + soff(p - begin),
+                             [&](const O c) { return bitmap_rank(bm, pre, static_cast<std::int64_t>(c) - lo); });
+            }
+          }
           return;
         }
         kkperm::detail::sync_warp_lanes(mask);  // the table below overwrites the bitmap
@@ -509,19 +578,20 @@ template <class Exec, bool Vals, class Args, class StashOff>
 void symbolic_warp_rows_dispatch(const Args& g, std::int64_t begin, std::int64_t end, bool fill, std::size_t per_row,
                                  const RowGroups& rg, typename Args::EntC::non_const_value_type* stash,
                                  const StashOff& soff, bool bitmap, int* bitmap_rows,
-                                 typename Args::ValC::non_const_value_type* vstash, bool global_sums = false) {
+                                 typename Args::ValC::non_const_value_type* vstash, bool global_sums = false,
+                                 bool stage = false) {
   if constexpr (is_host_exec<Exec>()) {
     symbolic_warp_rows_launch<Exec, 1, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash, global_sums);
+                                             vstash, global_sums, stage);
   } else if (rg.lanes == 8) {
     symbolic_warp_rows_launch<Exec, 8, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash, global_sums);
+                                             vstash, global_sums, stage);
   } else if (rg.lanes == 16) {
     symbolic_warp_rows_launch<Exec, 16, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash, global_sums);
+                                              bitmap_rows, vstash, global_sums, stage);
   } else {
     symbolic_warp_rows_launch<Exec, 32, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash, global_sums);
+                                              bitmap_rows, vstash, global_sums, stage);
   }
 }
 
@@ -532,14 +602,32 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
                        std::int64_t max_work,
                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                        int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr,
-                       typename Args::ValC::non_const_value_type* vstash = nullptr, bool global_sums = false) {
+                       typename Args::ValC::non_const_value_type* vstash = nullptr, bool global_sums = false,
+                       std::size_t stage_row_bytes = 0) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
-  const std::size_t per_row = warp_symbolic_bytes<O>(max_work);
-  const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
+  std::size_t per_row = warp_symbolic_bytes<O>(max_work);
+  RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
   if (vstash != nullptr && stash != nullptr && !fill) {
+    // staged products (stage_row_bytes > 0): a row's scratch grows to stage_row_bytes × lanes / 32
+    // (the same bytes a warp) when that keeps the lanes, so that typical rows' products fit after
+    // their bitmap; rows whose products do not fit walk their row twice (sum_row_values)
+    // (host backends: stage_row_bytes a row)
+    const bool stage = stage_row_bytes > 0;
+    if (stage) {
+      const std::size_t share = is_host_exec<Exec>() ? stage_row_bytes
+                                                     : stage_row_bytes * static_cast<std::size_t>(rg.lanes) / 32;
+      const std::size_t want = (share + 15) / 16 * 16;
+      if (want > per_row) {
+        const RowGroups rs = warp_row_groups<Exec>(want, lanes, max_warps);
+        if (rs.rows > 0 && rs.lanes == rg.lanes) {
+          per_row = want;
+          rg = rs;
+        }
+      }
+    }
     // room for one copy of the largest row's sums as well, unless that would cost rows per team
     // (rows whose sums do not fit the row's share sum them in the stash, sum_row_values)
     const std::size_t sums = static_cast<std::size_t>(max_work > 0 ? max_work : 1) * sizeof(V);
@@ -547,7 +635,7 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
     const RowGroups rw = warp_row_groups<Exec>(wide, lanes, max_warps);
     const bool more = !global_sums && rw.rows == rg.rows && rw.lanes == rg.lanes;
     symbolic_warp_rows_dispatch<Exec, true>(g, begin, end, fill, more ? wide : per_row, rg, stash, soff, bitmap,
-                                            bitmap_rows, vstash, global_sums);
+                                            bitmap_rows, vstash, global_sums, stage);
   } else {
     symbolic_warp_rows_dispatch<Exec, false>(g, begin, end, fill, per_row, rg, stash, soff, bitmap, bitmap_rows,
                                              nullptr);
@@ -601,6 +689,81 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
       });
 }
 
+/// copy_stashed_rows with a warp per W rows (EscConfig::copy_flat): lane l looks up row p0 + l
+/// (its plan position, C's row offsets, its stash offset) and the warp then copies the rows'
+/// entries as one flattened range, 4 entries a lane in flight (an entry's row by binary lifting
+/// over the scan of the rows' lengths). With a warp per row (copy_stashed_rows) each row paid its
+/// chain of dependent loads (plan position, C's offsets, stash offset, then the entries) with only
+/// 1-2 rounds of copies behind it: H100 session 34, 50-61 µs for 1.6-3.1 M entries (2D 5-point,
+/// 3D 7-point R(AP)), latency-bound. Fewer rows a warp (G, halved down to 1) when W a warp would
+/// leave fewer than kCopyWarps warps: 4 096 is about one full wave of an H100 (132 SMs, 32 warps
+/// each at 4 blocks of 256 threads); H100 run 289: the 3D 27-point R(AP)'s 5 697 rows, 32 a warp
+/// (178 warps), copied in 29 µs against 15 with a warp a row.
+inline constexpr std::int64_t kCopyWarps = 4096;
+template <class Exec, class Args, class StashOff>
+void copy_stashed_rows_flat(const Args& g, std::int64_t begin, std::int64_t end,
+                            const typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
+                            int max_warps, const typename Args::ValC::non_const_value_type* vstash,
+                            std::int64_t vbegin, std::int64_t vend, std::int64_t sbase) {
+  using policy_t = warp_rows_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using O = typename Args::EntC::non_const_value_type;
+  using V = typename Args::ValC::non_const_value_type;
+  if (end <= begin) return;
+  constexpr int W = warp_lanes<Exec>();
+  constexpr int kBatch = 4;
+  const int warps = warp_row_groups<Exec>(0, 32, max_warps).rows;  // warps a team (host: 1)
+  // G rows a warp (a power of two <= W): W, unless that leaves fewer than kCopyWarps warps
+  int G = W;
+  while (G > 1 && (end - begin) / G < kCopyWarps) G >>= 1;
+  const std::int64_t per_team = static_cast<std::int64_t>(warps) * G;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::symbolic_copy_stashed_rows_flat",
+      policy_t(static_cast<int>((end - begin + per_team - 1) / per_team), team_size_for<Exec>(warps * W)),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const int lane = team.team_rank() % W;
+        const std::int64_t p0 = begin + std::int64_t(team.league_rank()) * per_team + (team.team_rank() / W) * G;
+        if (p0 >= end) return;  // the warp's lanes leave together
+        const std::int64_t p = p0 + lane;
+        std::int64_t cb = 0, so = 0;
+        int nc = 0;
+        if (lane < G && p < end) {
+          const std::int64_t o = g.direct ? static_cast<std::int64_t>(g.row_at(p)) : p;
+          cb = static_cast<std::int64_t>(g.rowC(o));
+          nc = static_cast<int>(static_cast<std::int64_t>(g.rowC(o + 1)) - cb);
+          so = static_cast<std::int64_t>(soff(p - sbase));
+        }
+        const int excl = kkperm::detail::warp_exclusive_scan32(nc, lane, W);
+        const int total = kkperm::detail::warp_shfl_idx(excl + nc, W - 1, W);
+        for (int base = 0; base < total; base += kBatch * W) {
+          O col[kBatch];
+          V val[kBatch];
+          std::int64_t dst[kBatch];
+          bool vv[kBatch];
+#pragma unroll
+          for (int u = 0; u < kBatch; ++u) {
+            const int k = base + u * W + lane;
+            const int s = walk_entry_of(excl, k, W, 0xffffffffu);
+            const int es = kkperm::detail::warp_shfl_idx(excl, s, W);
+            const std::int64_t src = kkperm::detail::warp_shfl_idx(so, s, W) + (k - es);
+            dst[u] = kkperm::detail::warp_shfl_idx(cb, s, W) + (k - es);
+            vv[u] = vstash != nullptr && p0 + s >= vbegin && p0 + s < vend;
+            if (k < total) {
+              col[u] = stash[src];
+              if (vv[u]) val[u] = vstash[src];
+            }
+          }
+#pragma unroll
+          for (int u = 0; u < kBatch; ++u) {
+            if (base + u * W + lane < total) {
+              g.entC(dst[u]) = col[u];
+              if (vv[u]) g.valC(dst[u]) = val[u];
+            }
+          }
+        }
+      });
+}
+
 /// Where the first numeric of setup() finds the sorted columns of plan positions [begin, end)
 /// (EscConfig::setup_fused_copy): at stash + soff(p - base), the count pass's stash, which it
 /// then also writes to C. stash == nullptr: C's columns are in C.
@@ -624,12 +787,12 @@ std::size_t warp_numeric_bytes(std::int64_t max_c, bool global_sums) {
 /// cols[0, nc) (binary search, staged_col_pos); with `record` that place goes to slot(slot0 + t),
 /// t the product's index in the walk; a column not in the row sets `miss`. Every lane of `mask`
 /// calls it.
-template <class Args, class O, class V, class SlotView>
+template <int Batch = kProductBatch, class Args, class O, class V, class SlotView>
 KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
                                             unsigned mask, const O* cols, int nc, V* acc, const SlotView& slot,
                                             bool record, std::int64_t slot0, int& miss) {
   using S = typename SlotView::non_const_value_type;
-  warp_for_each_product(
+  warp_for_each_product<Batch>(
       g, a0, ka, lane, W, mask,
       [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
       [&](const ColVal<O, V>& cv, int t) {
@@ -654,7 +817,8 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// staged, each product added with a global atomic (no return value: a reduction the L2 carries
 /// out, not a compare-and-swap loop in scratch as a double's atomic add in shared memory is on
 /// these GPUs), nothing copied out; the scratch holds the columns alone.
-template <class Exec, int W, int MinBlocks, class Args, class Flag, class AprodView, class SlotView, class Stashed>
+template <class Exec, int W, int MinBlocks, int Batch, class Args, class Flag, class AprodView, class SlotView,
+          class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
                               const SlotView& slot, bool record, const Stashed& from, bool global_sums) {
@@ -689,7 +853,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
+    warp_search_add<Batch>(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
     if (!global_sums) {
       kkperm::detail::sync_warp_lanes(mask);
       for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
@@ -710,12 +874,13 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps, bool gl
 
 /// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
 /// `min_blocks`: blocks a SM the launch is compiled for, kWarpRowsMinBlocks (4) or 5
-/// (EscConfig::numeric_min_blocks, 5 by default).
+/// (EscConfig::numeric_min_blocks, 5 by default). `batch`: products a lane loads before using any
+/// (kProductBatch, or 8 with 5 blocks; EscConfig::numeric_batch).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
                       bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false,
-                      int min_blocks = kWarpRowsMinBlocks) {
+                      int min_blocks = kWarpRowsMinBlocks, int batch = kProductBatch) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
@@ -723,18 +888,20 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
-  const auto launch = [&](auto w, auto mb) {
-    numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value>(g, begin, end, cap, per_row, rg.rows,
-                                                                            missing, aprod, slot, record, from,
-                                                                            global_sums);
+  const auto launch = [&](auto w, auto mb, auto bt) {
+    numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value, decltype(bt)::value>(
+        g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, global_sums);
   };
   using k4 = std::integral_constant<int, kWarpRowsMinBlocks>;
+  using b4 = std::integral_constant<int, kProductBatch>;
   const auto with_blocks = [&](auto w) {
-    if (min_blocks == 5) launch(w, std::integral_constant<int, 5>());
-    else launch(w, k4());
+    if (min_blocks == 5 && batch == 8) launch(w, std::integral_constant<int, 5>(), std::integral_constant<int, 8>());
+    else if (min_blocks == 5) launch(w, std::integral_constant<int, 5>(), b4());
+    else launch(w, k4(), b4());
   };
   if constexpr (is_host_exec<Exec>()) {
-    launch(std::integral_constant<int, 1>(), k4());
+    if (batch == 8) launch(std::integral_constant<int, 1>(), k4(), std::integral_constant<int, 8>());
+    else launch(std::integral_constant<int, 1>(), k4(), b4());
   } else if (rg.lanes == 8) {
     with_blocks(std::integral_constant<int, 8>());
   } else if (rg.lanes == 16) {
