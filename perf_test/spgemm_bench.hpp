@@ -45,9 +45,6 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
   o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
   o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 5));
-  o.esc.numeric_batch = static_cast<int>(opt.get_double("--esc-numeric-batch", 4));
-  KKPERM_REQUIRE(o.esc.numeric_batch == 4 || o.esc.numeric_batch == 8,
-                 "--esc-numeric-batch " << o.esc.numeric_batch << ": expected 4 or 8");
   o.esc.symbolic_lanes16_below =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
@@ -207,9 +204,6 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC searching numerics (warp-row launch): blocks a SM it is compiled for, 5 (48 registers; "
            "the default since session 33) or 4 (64)",
            "5"},
-          {"--esc-numeric-batch", "N",
-           "ESC searching numerics (warp-row launch): products a lane loads before using any, 4 or 8 "
-           "(8 only with 5 blocks a SM)", "4"},
           {"--esc-setup-scratch-sums", "",
            "ESC setup(): the warp-row range's values in the count pass summed in team scratch (default "
            "since session 33: into the stash with global atomics)"},

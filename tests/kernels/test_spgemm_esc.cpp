@@ -129,10 +129,6 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig copy_rw = tiny;
   copy_rw.copy_flat = false;
   out.emplace_back("tiny_bins_copy_row_warps", copy_rw);
-  // the searching numerics loading 8 products a lane before using any (the default: 4)
-  EscConfig batch8 = search;
-  batch8.numeric_batch = 8;
-  out.emplace_back("tiny_bins_search_batch8", batch8);
   EscConfig kokkos_c = tiny;
   kokkos_c.c_from_pool = false;
   out.emplace_back("tiny_bins_kokkos_c", kokkos_c);
@@ -916,9 +912,6 @@ TEST(EscSpgemm, WarpRowLanesRule) {
   EscConfig bad_blocks;
   bad_blocks.numeric_min_blocks = 6;
   EXPECT_THROW(EscSpgemm<Matrix>{bad_blocks}, std::invalid_argument);
-  EscConfig bad_batch;
-  bad_batch.numeric_batch = 6;
-  EXPECT_THROW(EscSpgemm<Matrix>{bad_batch}, std::invalid_argument);
 }
 
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot

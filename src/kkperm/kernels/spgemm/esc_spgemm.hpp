@@ -240,9 +240,6 @@ struct EscConfig {
   /// AP 0.467 -> 0.416 / 0.480 -> 0.416; 3D 7-point A² within 1 %. Some instantiations keep 8-16
   /// bytes of stack at 48 registers.
   int numeric_min_blocks = 5;
-  /// Products a lane of the searching numerics' warp-row launch loads before it uses any: 4
-  /// (esc_impl::kProductBatch) or 8 (with numeric_min_blocks 5 only; else 4). For measurements.
-  int numeric_batch = 4;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -606,8 +603,6 @@ class EscSpgemm {
                                                             << " is not -1 (session 30's rule), 0 (auto), 1, 2, 4, 8, 16 or 32");
     KKPERM_REQUIRE(c.numeric_min_blocks == 4 || c.numeric_min_blocks == 5,
                    "kkperm::spgemm::EscConfig: numeric_min_blocks " << c.numeric_min_blocks << " is not 4 or 5");
-    KKPERM_REQUIRE(c.numeric_batch == 4 || c.numeric_batch == 8,
-                   "kkperm::spgemm::EscConfig: numeric_batch " << c.numeric_batch << " is not 4 or 8");
     KKPERM_REQUIRE(c.symbolic_lanes8_from >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes8_from " << c.symbolic_lanes8_from << " is negative");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
@@ -1061,8 +1056,7 @@ class EscSpgemm {
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
                                                                      numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks,
-                                                                     cfg_.numeric_batch)
+                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;

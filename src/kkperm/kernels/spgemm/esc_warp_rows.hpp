@@ -93,7 +93,7 @@ KOKKOS_INLINE_FUNCTION int walk_entry_of(int excl, int t, int W, unsigned mask) 
 /// (H100 run 100: with one product in flight per lane, each row waited on its B-column loads one
 /// after another, ~11 µs a row in the R(AP) count pass).
 inline constexpr int kProductBatch = 4;
-template <int Batch = kProductBatch, class Args, class Load, class Use>
+template <class Args, class Load, class Use>
 KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0, std::int64_t ka,
                                                   int lane, int W, unsigned mask, const Load& load,
                                                   const Use& use) {
@@ -105,11 +105,11 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
     boff_t b0;
     int excl;
     const int total = walk_chunk_head(g, a0, s0, kan, lane, W, mask, b0, excl);
-    for (int base = 0; base < total; base += Batch * W) {
-      item_t item[Batch];
-      int tt[Batch];
+    for (int base = 0; base < total; base += kProductBatch * W) {
+      item_t item[kProductBatch];
+      int tt[kProductBatch];
 #pragma unroll
-      for (int u = 0; u < Batch; ++u) {
+      for (int u = 0; u < kProductBatch; ++u) {
         const int t = base + u * W + lane;
         const int s = walk_entry_of(excl, t, W, mask);
         const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
@@ -118,7 +118,7 @@ KOKKOS_INLINE_FUNCTION void warp_for_each_product(const Args& g, std::int64_t a0
         if (t < total) item[u] = load(a0 + s0 + s, static_cast<std::int64_t>(bs) + (t - es));
       }
 #pragma unroll
-      for (int u = 0; u < Batch; ++u)
+      for (int u = 0; u < kProductBatch; ++u)
         if (tt[u] < total) use(item[u], tbase + tt[u]);
     }
     tbase += total;
@@ -787,12 +787,12 @@ std::size_t warp_numeric_bytes(std::int64_t max_c, bool global_sums) {
 /// cols[0, nc) (binary search, staged_col_pos); with `record` that place goes to slot(slot0 + t),
 /// t the product's index in the walk; a column not in the row sets `miss`. Every lane of `mask`
 /// calls it.
-template <int Batch = kProductBatch, class Args, class O, class V, class SlotView>
+template <class Args, class O, class V, class SlotView>
 KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
                                             unsigned mask, const O* cols, int nc, V* acc, const SlotView& slot,
                                             bool record, std::int64_t slot0, int& miss) {
   using S = typename SlotView::non_const_value_type;
-  warp_for_each_product<Batch>(
+  warp_for_each_product(
       g, a0, ka, lane, W, mask,
       [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
       [&](const ColVal<O, V>& cv, int t) {
@@ -817,8 +817,7 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 /// staged, each product added with a global atomic (no return value: a reduction the L2 carries
 /// out, not a compare-and-swap loop in scratch as a double's atomic add in shared memory is on
 /// these GPUs), nothing copied out; the scratch holds the columns alone.
-template <class Exec, int W, int MinBlocks, int Batch, class Args, class Flag, class AprodView, class SlotView,
-          class Stashed>
+template <class Exec, int W, int MinBlocks, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
                               const SlotView& slot, bool record, const Stashed& from, bool global_sums) {
@@ -853,7 +852,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    warp_search_add<Batch>(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
+    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
     if (!global_sums) {
       kkperm::detail::sync_warp_lanes(mask);
       for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
@@ -874,13 +873,12 @@ bool numeric_warp_rows_fit(std::int64_t max_c, int lanes, int max_warps, bool gl
 
 /// `global_sums`: EscConfig::numeric_global_sums (numeric_warp_rows_launch).
 /// `min_blocks`: blocks a SM the launch is compiled for, kWarpRowsMinBlocks (4) or 5
-/// (EscConfig::numeric_min_blocks, 5 by default). `batch`: products a lane loads before using any
-/// (kProductBatch, or 8 with 5 blocks; EscConfig::numeric_batch).
+/// (EscConfig::numeric_min_blocks, 5 by default).
 template <class Exec, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
                       bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false,
-                      int min_blocks = kWarpRowsMinBlocks, int batch = kProductBatch) {
+                      int min_blocks = kWarpRowsMinBlocks) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
@@ -888,20 +886,18 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   const RowGroups rg = warp_row_groups<Exec>(per_row, lanes, max_warps);
   if (rg.rows == 0) return 0;
   if (end <= begin) return rg.lanes;
-  const auto launch = [&](auto w, auto mb, auto bt) {
-    numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value, decltype(bt)::value>(
-        g, begin, end, cap, per_row, rg.rows, missing, aprod, slot, record, from, global_sums);
+  const auto launch = [&](auto w, auto mb) {
+    numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value>(g, begin, end, cap, per_row, rg.rows,
+                                                                            missing, aprod, slot, record, from,
+                                                                            global_sums);
   };
   using k4 = std::integral_constant<int, kWarpRowsMinBlocks>;
-  using b4 = std::integral_constant<int, kProductBatch>;
   const auto with_blocks = [&](auto w) {
-    if (min_blocks == 5 && batch == 8) launch(w, std::integral_constant<int, 5>(), std::integral_constant<int, 8>());
-    else if (min_blocks == 5) launch(w, std::integral_constant<int, 5>(), b4());
-    else launch(w, k4(), b4());
+    if (min_blocks == 5) launch(w, std::integral_constant<int, 5>());
+    else launch(w, k4());
   };
   if constexpr (is_host_exec<Exec>()) {
-    if (batch == 8) launch(std::integral_constant<int, 1>(), k4(), std::integral_constant<int, 8>());
-    else launch(std::integral_constant<int, 1>(), k4(), b4());
+    launch(std::integral_constant<int, 1>(), k4());
   } else if (rg.lanes == 8) {
     with_blocks(std::integral_constant<int, 8>());
   } else if (rg.lanes == 16) {
