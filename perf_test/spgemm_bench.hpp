@@ -65,6 +65,10 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_values_in_count = !opt.has("--esc-setup-split");
   o.esc.setup_warp_values_mean = static_cast<std::int64_t>(opt.get_double("--esc-setup-warp-mean", 128));
   if (opt.has("--esc-setup-two-walks")) o.esc.setup_stage_row_bytes = 0;
+  o.esc.setup_warp_values_band_from = static_cast<std::int64_t>(
+      opt.get_double("--esc-setup-warp-band-from", double(o.esc.setup_warp_values_band_from)));
+  o.esc.setup_warp_values_band_below = static_cast<std::int64_t>(
+      opt.get_double("--esc-setup-warp-band-below", double(o.esc.setup_warp_values_band_below)));
   o.esc.copy_flat = !opt.has("--esc-copy-row-warps");
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
@@ -240,6 +244,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-copy-row-warps", "",
            "ESC: the fill pass copies stashed rows into C with a warp per row (default since session "
            "36: a warp per 32 rows, their entries flattened)"},
+          {"--esc-setup-warp-band-from", "N",
+           "ESC: setup() also sums the warp-row range's values in its count pass when its rows average "
+           "at least N and fewer than --esc-setup-warp-band-below products", "64"},
+          {"--esc-setup-warp-band-below", "N",
+           "ESC: upper end of that band (0: no band; default 96)", "96"},
           {"--esc-setup-two-walks", "",
            "ESC setup(): the valued count pass walks each row's products a second time for its values "
            "(default since session 36: bitmap rows keep their products' values in scratch)"},

@@ -239,6 +239,7 @@ void check_product(const Host& hA, const Host& hB, const std::string& what) {
     // with a stash, that numeric writes the range's columns to C (setup_fused_copy); C's columns
     // are -1 from the allocation on
     pc.setup_warp_values_mean = std::int64_t(1) << 40;
+    pc.setup_warp_values_band_below = 0;
     EscSpgemm<Matrix> ef(pc);
     ef.setup(A, B);
     const std::string fw = what + " [" + name + "], setup, numeric-written columns";
@@ -609,6 +610,7 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   thread_only.fold_thread_bin_below = 0;
   EscConfig warp_mean = tiny;  // the warp-row range's rows are too short for values in the count
   warp_mean.setup_warp_values_mean = 1 << 20;
+  warp_mean.setup_warp_values_band_below = 0;
   EscConfig dflt_warp;
   dflt_warp.setup_warp_values_mean = 1;
   EscConfig block_off = tiny;
@@ -628,6 +630,13 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
   two_walks.setup_stage_row_bytes = dflt_two_walks.setup_stage_row_bytes = 0;
   ssums_two.setup_stage_row_bytes = 0;
   stage_some.setup_stage_row_bytes = 16;
+  // the band of mean products (setup_warp_values_band_*) with the mean threshold out of reach:
+  // rows inside the band are valued, a band above them leaves them to the first numeric
+  EscConfig band_in = warp_mean, band_out = warp_mean;
+  band_in.setup_warp_values_band_from = 1;
+  band_in.setup_warp_values_band_below = 1 << 20;
+  band_out.setup_warp_values_band_from = 1 << 19;
+  band_out.setup_warp_values_band_below = 1 << 20;
   EscConfig copy_rw = tiny;  // stashed rows copied into C with a warp per row
   copy_rw.copy_flat = false;
   struct Case {
@@ -643,6 +652,8 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
       {"default_warp_values_stage_some", stage_some, false, true, false, false},
       {"tiny_two_walks", two_walks, false, true, true, true},
       {"tiny_copy_row_warps", copy_rw, false, true, true, true},
+      {"tiny_band_in", band_in, false, true, true, true},
+      {"tiny_band_out", band_out, false, false, true, true, true},
       {"tiny_scratch_sums_two_walks", ssums_two, false, true, true, true},
       {"tiny", tiny, false, true, true, true},
       {"tiny_warp_mean", warp_mean, false, false, true, true, true},

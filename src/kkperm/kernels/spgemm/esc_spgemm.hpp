@@ -301,6 +301,14 @@ struct EscConfig {
   /// or whose window exceeds 65 536 columns, take the second walk. 0: never (perf_test
   /// --esc-setup-two-walks). On host backends, bytes a row.
   std::size_t setup_stage_row_bytes = 7168;
+  /// Also the warp-row range's values in setup()'s count pass when its rows average at least
+  /// band_from and fewer than band_below products (with setup_warp_values_mean > 0; band_below <=
+  /// band_from: no band). H100 run 290 (session 36; staged products, sums in scratch): the 2D
+  /// 5-point R(AP) (mean 74) setup 0.437 / 0.442 -> 0.412 / 0.413 ms with its values in the count
+  /// pass (count with values 241 µs + copy 41, against count 111 + numeric 185), while the 3D
+  /// 27-point AP (mean ~118) went 0.705 -> 0.810 ms (549 + 67 against 195 + 358).
+  std::int64_t setup_warp_values_band_from = 64;
+  std::int64_t setup_warp_values_band_below = 96;
   /// The fill pass's copy of stashed rows into C takes a warp per 32 rows, their entries as one
   /// flattened range with 4 a lane in flight (esc_impl::copy_stashed_rows_flat), instead of a warp
   /// per row. Off: perf_test --esc-copy-row-warps.
@@ -1586,9 +1594,10 @@ class EscSpgemm {
     }
     // setup() with values in the count pass: the sums of the warp-row range (rows averaging
     // setup_warp_values_mean products) and of the stashed block bin, at the stash's offsets
-    const std::int64_t mean = cfg_.setup_warp_values_mean;
-    const bool warp_values = values_in_count_ && mean > 0 && range_work_ > 0 &&
-                             range_work_ >= mean * stats_.warp_row_rows;
+    const std::int64_t mean = cfg_.setup_warp_values_mean, rows = stats_.warp_row_rows;
+    const std::int64_t lo = cfg_.setup_warp_values_band_from, hi = cfg_.setup_warp_values_band_below;
+    const bool band = hi > lo && range_work_ >= lo * rows && range_work_ < hi * rows;
+    const bool warp_values = values_in_count_ && mean > 0 && range_work_ > 0 && (range_work_ >= mean * rows || band);
     const bool block_values = values_in_count_ && block && cfg_.block_rows && cfg_.setup_block_values;
     const std::int64_t count = block_values ? total : (warp_values ? range_work_ : 0);
     const std::size_t vbytes = static_cast<std::size_t>(count) * sizeof(value_type);

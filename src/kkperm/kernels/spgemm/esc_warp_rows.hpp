@@ -381,17 +381,26 @@ KOKKOS_INLINE_FUNCTION StagedProducts<V> stage_products_at(char* scratch, std::s
 /// sum_row_values from staged products: the bitmap walk kept each product's value and window
 /// column in the row's scratch, so the sums need no second walk of A's and B's rows (their index
 /// chains, the product walk's shuffles and the value loads): each of the row's F products is added
-/// at rank(column) of the row's sums, placed as in sum_row_values (scratch copies from byte `used`
-/// on, before `share`, else vout with global atomics). Every lane of the row's group calls it.
+/// at rank(column) of the row's sums. When a copy of the sums a lane fits the row's scratch after
+/// the products (from byte `used` on, before `end`), each lane adds its products into its own copy
+/// with plain adds (no atomics; the copies are summed at the end); otherwise the sums are placed as
+/// in sum_row_values (scratch copies before `share`, else vout with global atomics). Every lane of
+/// the row's group calls it.
 template <class V, class Rank>
 KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F, int lane, int W, unsigned mask,
-                                              char* scratch, std::size_t used, std::size_t share, int nc, V* vout,
-                                              const Rank& rank) {
-  const RowSums<V> rs = row_sums_place(scratch, used, share, nc, W >= 8 ? W / 8 : 1, vout);
+                                              char* scratch, std::size_t used, std::size_t share, std::size_t end,
+                                              int nc, V* vout, const Rank& rank) {
+  RowSums<V> rs = row_sums_place(scratch, used, end, nc, W, vout);
+  const bool own = rs.acc != vout && rs.copies == W;  // a copy a lane
+  if (!own) rs = row_sums_place(scratch, used, share, nc, W >= 8 ? W / 8 : 1, vout);
   for (int t = lane; t < rs.copies * nc; t += W) rs.acc[t] = V(0);
   kkperm::detail::sync_warp_lanes(mask);
   V* mine = rs.acc + (lane * rs.copies / W) * nc;
-  for (int t = lane; t < F; t += W) Kokkos::atomic_add(&mine[rank(sp.col[t])], sp.val[t]);
+  if (own) {
+    for (int t = lane; t < F; t += W) mine[rank(sp.col[t])] += sp.val[t];
+  } else {
+    for (int t = lane; t < F; t += W) Kokkos::atomic_add(&mine[rank(sp.col[t])], sp.val[t]);
+  }
   if (rs.acc == vout) return;
   kkperm::detail::sync_warp_lanes(mask);
   row_sums_out(rs, nc, lane, W, vout);
@@ -504,7 +513,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
           if (Vals) {
             if (staged) {
               staged_row_values(sp, F, lane, W, mask, reinterpret_cast<char*>(table), staged_products_end(bm_end, F),
-                                sums_end, unique, vstash + soff(p - begin),
+                                sums_end, row_end, unique, vstash + soff(p - begin),
                                 [&](const unsigned short d) { return bitmap_rank(bm, pre, d); });
             } else {
               sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table), bm_end, sums_end, unique,
