@@ -279,11 +279,12 @@ struct EscConfig {
   /// - the thread bin, when it has a kernel of its own: its fill pass carries each product's value
   ///   through the row's sort and writes the sums (2D 5-point AP setup 0.72 -> 0.62 ms, A²
   ///   0.93 -> 0.86);
-  /// - the warp-row range, when its rows average at least setup_warp_values_mean products, and the
-  ///   block bin (setup_block_values): their count pass walks each row a second time once the
-  ///   row's columns are known and sums the values into the row's scratch, stashed with the
-  ///   columns (room for Σ F_i of those rows in values too, within stash_limit_bytes) and copied
-  ///   by the fill pass.
+  /// - the warp-row range, when its rows average at least setup_warp_values_mean products (or fall
+  ///   in the band setup_warp_values_band_from..below), and the block bin (setup_block_values):
+  ///   once the row's columns are known their count pass sums the values, from the products it
+  ///   staged in scratch during the bitmap walk (warp-row rows, setup_stage_row_bytes) or by
+  ///   walking the row a second time, stashed with the columns (room for Σ F_i of those rows in
+  ///   values too, within stash_limit_bytes) and copied by the fill pass.
   /// The other rows get the first numeric after the fill. Needs lazy_slot_map, not drop_zeros.
   /// Off: setup() is symbolic() then numeric(). Either way the numeric() calls after it behave the
   /// same.

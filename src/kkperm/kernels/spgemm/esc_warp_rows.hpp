@@ -425,7 +425,10 @@ KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F
 /// else in the stash; the position from the bitmap's rank prefix, or by binary search in the
 /// sorted columns), and the sums go to vstash + soff(p - begin). The bitmap and its rank prefix
 /// share the row's scratch (half the words each); symbolic_warp_rows adds room for one copy of the
-/// largest row's sums when that costs no rows per team.
+/// largest row's sums when that costs no rows per team. With `stage` (bitmap rows only), a row
+/// whose products fit its scratch after the bitmap and the rank prefix keeps each product's value
+/// and window column there during the bitmap walk and sums them from there (staged_row_values)
+/// instead of walking its products a second time.
 template <class Exec, int W, bool Vals, class Args, class StashOff>
 void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, bool fill,
                                std::size_t per_row, int R,
