@@ -80,6 +80,13 @@ KOKKOS_INLINE_FUNCTION int popcount32u(unsigned v) {
 #endif
 }
 
+/// Bits needed to hold the values 0..v (0 for v = 0); host code (key widths, packed words).
+inline int bits_for(std::uint64_t v) {
+  int b = 0;
+  while (b < 64 && (v >> b) != 0) ++b;
+  return b;
+}
+
 /// Index of the lowest set bit of a non-zero mask.
 KOKKOS_INLINE_FUNCTION int lowest_bit32(unsigned v) {
 #if defined(__CUDA_ARCH__)

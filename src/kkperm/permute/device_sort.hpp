@@ -20,15 +20,10 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/warp_ops.hpp"
 #include "kkperm/core/workspace.hpp"
 
 namespace kkperm::detail {
-
-inline int bits_for(std::uint64_t v) {  // bits needed to hold values 0..v
-  int b = 0;
-  while (b < 64 && (v >> b) != 0) ++b;
-  return b;
-}
 
 /// Sorts unique 64-bit keys ascending on Exec; only bits [0, end_bit) may be non-zero (the caller
 /// guarantees it). `alt` has the same length and may be overwritten. Returns the View holding the

@@ -57,7 +57,8 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " vector_length=" << s.vector_length << " slot_build_ms=" << 1e3 * s.slot_build_s
        << " last_numeric_used_slots=" << s.numeric_used_slots
        << " gather_bytes=" << s.gather_bytes << " gather_build_ms=" << 1e3 * s.gather_build_s
-       << " last_numeric_used_gather=" << s.numeric_used_gather << " gather_lanes=" << s.gather_lanes << " gather_compact=" << s.gather_compact
+       << " last_numeric_used_gather=" << s.numeric_used_gather << " gather_lanes=" << s.gather_lanes
+       << " gather_compact=" << s.gather_compact
        << " gather_build_lanes=" << s.gather_build_lanes
        << " offset_bytes=" << sizeof(typename Matrix::non_const_size_type)
        << " memory_limit=" << esc_.config().memory_limit_bytes

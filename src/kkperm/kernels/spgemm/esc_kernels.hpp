@@ -1843,11 +1843,11 @@ KOKKOS_INLINE_FUNCTION std::uint64_t pack_product(std::int64_t pa, std::int64_t 
 /// C entries that share one base in the 4-byte gather lists (GatherListOut).
 inline constexpr int kGatherTileEntries = 32;
 
-/// Bits that hold every value in [0, n) (at least 1).
-inline int bits_for(std::uint64_t n) {
-  int b = 1;
-  while (b < 64 && (std::uint64_t(1) << b) < n) ++b;
-  return b;
+/// Bits of a 4-byte gather word's field for values in [0, n): at least 1, since a zero width marks
+/// the 8-byte lists (kkperm::detail::bits_for counts the bits of n - 1).
+inline int gather_field_bits(std::int64_t n) {
+  const int b = kkperm::detail::bits_for(static_cast<std::uint64_t>(n > 1 ? n - 1 : 0));
+  return b > 1 ? b : 1;
 }
 
 /// Before a gather build with 4-byte lists: per tile t of kGatherTileEntries consecutive C entries,

@@ -1133,7 +1133,7 @@ class EscSpgemm {
     // 4-byte lists (gather_compact) when the widest A range a tile of 32 C entries names and B's
     // positions fit 32 bits together; the tiles' bases come from the row offsets alone
     const std::int64_t nt = (nnz_c + esc_impl::kGatherTileEntries - 1) / esc_impl::kGatherTileEntries;
-    const int bits_b = esc_impl::bits_for(static_cast<std::uint64_t>(nnz_b));
+    const int bits_b = esc_impl::gather_field_bits(nnz_b);
     bool compact = cfg_.gather_compact && bits_b < 32;
     const std::size_t tile_bytes = static_cast<std::size_t>(2 * nt) * sizeof(std::uint32_t);
     if (cfg_.memory_limit_bytes != 0 && stats_.peak_bytes + tile_bytes > cfg_.memory_limit_bytes) compact = false;
@@ -1144,7 +1144,7 @@ class EscSpgemm {
         gtile_ = pooled_if(small, gtile_mem_, "kkperm::esc::gather_tile_base", nt);
         const auto thi = pooled_if(small, thi_mem, "kkperm::esc::gather_tile_end", nt);
         const std::int64_t span = esc_impl::gather_tile_spans<exec>(g, n, nnz_c, gtile_, thi);
-        compact = esc_impl::bits_for(static_cast<std::uint64_t>(span)) + bits_b <= 32;
+        compact = esc_impl::gather_field_bits(span) + bits_b <= 32;
       } catch (const std::exception&) {
         compact = false;
       }
