@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
         r["rap_setup_ms"] = median_of(rap_setup);
         r["setup_ms"] = median_of(setup);
         r["setup_samples_ms"] = setup;
+        r["rap_setup_samples_ms"] = rap_setup;
         if (opt.has("--trace-setup")) {  // one more fresh pair, each setup traced on its own
           auto tap = kkperm::make_spgemm_plan<Matrix>(c, po);
           auto trap = kkperm::make_spgemm_plan<Matrix>(c, po);
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
         r["nnz_rap"] = rap->C().nnz();
         r["details_ap"] = ap->details();
         r["details_rap"] = rap->details();
+        kkperm::perf::add_pool_usage(r);
         r["status"] = "ok";
         std::cerr << "  " << kkperm::to_string(c) << ": setup " << r["setup_ms"].get<double>()
                   << " ms, numeric re-setup " << s.median_ms << " ms\n";

@@ -17,6 +17,7 @@
 #include "kkperm/core/crs_utils.hpp"
 #include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/launch_trace.hpp"
+#include "kkperm/core/pooled_array.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/select/spgemm_candidates.hpp"
 
@@ -95,6 +96,12 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
 inline bool spgemm_options_or_report(const Options& opt, kkperm::SpgemmPlanOptions& po) {
   try {
     po = spgemm_options_from(opt);
+    // the plan pool's retain threshold (CUDA; process-wide, so set here once, after Kokkos starts)
+    const double retain_mib = opt.get_double("--pool-retain-mib", -1);
+    if (opt.has("--pool-retain-mib")) {
+      KKPERM_REQUIRE(retain_mib >= 0 && retain_mib <= 1e9, "--pool-retain-mib " << retain_mib << " outside [0, 1e9]");
+      kkperm::set_pooled_memory_retain_bytes(static_cast<std::uint64_t>(retain_mib * 1048576.0));
+    }
     return true;
   } catch (const std::invalid_argument& e) {
     std::cerr << e.what() << "\n";
@@ -107,8 +114,17 @@ template <class Writer>
 void set_guard_meta(Writer& out, const kkperm::SpgemmPlanOptions& po) {
   out.set_meta("kk_max_row_work", po.guard.kk_max_row_work);
   out.set_meta("kk_max_row_work_origin", kkperm::kk_guard_origin());
+  out.set_meta("pool_retain_bytes", kkperm::pooled_memory_retain_bytes());
   std::cerr << "note: KK runaway guard kk_max_row_work = " << po.guard.kk_max_row_work << " ("
             << kkperm::kk_guard_origin() << ")\n";
+}
+
+/// kkperm's plan pool in a result record (MiB): mapped now and at most, handed out at most.
+inline void add_pool_usage(nlohmann::json& r) {
+  const auto u = kkperm::pooled_memory_usage();
+  r["pool_reserved_mib"] = static_cast<double>(u.reserved_bytes) / 1048576.0;
+  r["pool_reserved_high_mib"] = static_cast<double>(u.reserved_high_bytes) / 1048576.0;
+  r["pool_used_high_mib"] = static_cast<double>(u.used_high_bytes) / 1048576.0;
 }
 
 /// The same matrix with 64-bit offsets (row_map converted on the device; entries and values
@@ -141,7 +157,11 @@ int offset_bits_for(const Options& opt, kkperm::SpgemmCandidate c, const Matrix&
 }
 
 inline std::vector<ExtraFlag> spgemm_extra_flags() {
-  return {{"--offsets", "32|64|auto",
+  return {{"--pool-retain-mib", "N",
+           "bytes (MiB) kkperm's CUDA plan pool may hold, in use and free, before it returns free memory "
+           "at synchronizations (default: a quarter of the device's memory, at least 1024; 1024 before "
+           "session 37)"},
+          {"--offsets", "32|64|auto",
            "offset width of A, B and C; auto: 64 for esc/esc_permuted when the products exceed "
            "2^31-1 (only the ESC candidates run with 64-bit offsets)",
            "auto"},
@@ -415,6 +435,7 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
         },
         sum);
     r["abs_sum_c"] = sum;
+    add_pool_usage(r);
     r["status"] = "ok";
   } catch (const kkperm::CandidateNotApplicable& e) {
     r["status"] = "skipped";

@@ -479,3 +479,50 @@ TEST(PooledViewBlock, CarvedViewsOwnTheBlock) {
   auto empty = kkperm::detail::pooled_view_block<Dev>("kkperm::test::empty", 0);
   EXPECT_EQ(empty.extent(0), 0u);
 }
+
+// The plan pool's retain threshold: by default a quarter of the device's memory, at least 1 GiB;
+// set_pooled_memory_retain_bytes changes it. Freed memory within the threshold stays mapped across
+// a synchronization (reserved does not drop), and a threshold of 0 returns it at the next
+// synchronization; the usage's high-water marks cover the block. Host backends have no pool:
+// threshold and usage read 0 whatever was set.
+TEST(PooledMemory, RetainThresholdKeepsFreedMemoryMapped) {
+  using Dev = kkperm::DefaultDevice;
+  const std::uint64_t mib = std::uint64_t(1) << 20;
+  const std::size_t n = (256 * mib) / sizeof(double);  // a 256 MiB block
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::size_t free_b = 0, total_b = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+  const std::uint64_t quarter = static_cast<std::uint64_t>(total_b) / 4;
+  const std::uint64_t def = quarter > 1024 * mib ? quarter : 1024 * mib;
+  EXPECT_EQ(kkperm::pooled_memory_retain_bytes(), def);
+  kkperm::set_pooled_memory_retain_bytes(2048 * mib);
+  EXPECT_EQ(kkperm::pooled_memory_retain_bytes(), 2048 * mib);
+  kkperm::release_pooled_memory();
+  const std::uint64_t before = kkperm::pooled_memory_usage().reserved_bytes;
+  {
+    kkperm::detail::PooledArray<double, Dev> a("kkperm::test::retained", n);
+    Kokkos::deep_copy(a.view(), 1.0);
+    Kokkos::fence();
+    const auto u = kkperm::pooled_memory_usage();
+    EXPECT_GE(u.used_bytes, 256 * mib);
+    EXPECT_GE(u.used_high_bytes, 256 * mib);
+    EXPECT_GE(u.reserved_high_bytes, 256 * mib);
+  }
+  Kokkos::fence();  // the block is free now; within the threshold it stays mapped
+  EXPECT_GE(kkperm::pooled_memory_usage().reserved_bytes, before + 256 * mib);
+  kkperm::set_pooled_memory_retain_bytes(0);
+  Kokkos::fence();  // above a threshold of 0: free memory goes back at this synchronization
+  EXPECT_LT(kkperm::pooled_memory_usage().reserved_bytes, 256 * mib);
+  kkperm::set_pooled_memory_retain_bytes(def);
+  EXPECT_EQ(kkperm::pooled_memory_retain_bytes(), def);
+#else
+  kkperm::set_pooled_memory_retain_bytes(2048 * mib);
+  EXPECT_EQ(kkperm::pooled_memory_retain_bytes(), 0u);
+  kkperm::detail::PooledArray<double, Dev> a("kkperm::test::retained", n);
+  Kokkos::deep_copy(a.view(), 1.0);
+  const auto u = kkperm::pooled_memory_usage();
+  EXPECT_EQ(u.reserved_bytes, 0u);
+  EXPECT_EQ(u.used_high_bytes, 0u);
+  EXPECT_EQ(a.view().extent(0), n);
+#endif
+}

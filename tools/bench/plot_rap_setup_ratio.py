@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """R(AP) setup over cuSPARSE ALG1's (issue 5's "RAP >= 3x" target) per product and tool, one dot
-per run and order, for chosen variants of setup_ab.py summaries (session 36: runs 289-291).
+per run and order, for chosen variants of setup_ab.py summaries (session 36: runs 289-291;
+session 37: runs 295-297).
 
 Usage: /usr/bin/python3 tools/bench/plot_rap_setup_ratio.py OUT.png DATA_DIR LABEL=VAR[,VAR...] ...
   DATA_DIR holds runNNN_{a,b}_summary.md (scripts/gpu/session27/setup_ab.py output); each
@@ -46,15 +47,15 @@ def main():
             for label, names in groups:
                 if var in names or f"{run}:{var}" in names:
                     pts.setdefault((label, tool, mat), []).append(ratio)
-    fig, ax = plt.subplots(figsize=(9, 4.8))
+    fig, ax = plt.subplots(figsize=(9, 4.8 + 0.25 * max(len(groups) - 4, 0)))
     xs, ticks = [], []
-    colors = ["tab:gray", "tab:blue", "tab:orange", "tab:green"]
+    colors = ["tab:gray", "tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:olive"]
     for i, (tool, mat) in enumerate((t, m) for t in ("kkperm_spgemm", "kkperm_amg") for m in MATS):
         ticks.append(f"{mat}\n{tool}")
         xs.append(i)
         for g, (label, _) in enumerate(groups):
             y = pts.get((label, tool, mat), [])
-            off = (g - (len(groups) - 1) / 2) * 0.25
+            off = (g - (len(groups) - 1) / 2) * min(0.25, 0.84 / max(len(groups), 1))
             ax.scatter([i + off] * len(y), y, color=colors[g % len(colors)], s=22,
                        label=label if i == 0 else None, zorder=3)
     ax.axhline(3.0, color="black", lw=1, ls="--", label="target 3x")
@@ -63,7 +64,7 @@ def main():
     ax.set_ylabel("R(AP) setup: cuSPARSE ALG1 time / ESC time")
     ax.set_title("R(AP) setup (symbolic + first numeric) over ALG1, H100, one dot per run and order")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=4 if len(groups) <= 3 else 2)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 

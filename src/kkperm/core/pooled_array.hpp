@@ -15,8 +15,10 @@
  *   auto v = a.view();   // Kokkos::View<std::int64_t*, device_t>, unmanaged: valid while `a` lives
  * Rules: the memory is released (stream-ordered, on the default execution-space instance's stream)
  * when the last copy of the PooledArray goes; kernels using it must run on that instance. The pool
- * keeps up to kRetainBytes of freed memory for reuse (above that it returns memory to the device
- * at synchronizations); release_pooled_memory() trims it, and Kokkos::finalize destroys it.
+ * keeps freed memory mapped for reuse while it holds (in use and free together) at most its retain
+ * threshold; above that it returns free memory to the device at synchronizations. The threshold is
+ * a quarter of the device's memory, at least 1 GiB (set_pooled_memory_retain_bytes changes it);
+ * release_pooled_memory() trims the pool, and Kokkos::finalize destroys it.
  * Allocation failures throw std::runtime_error naming the label and size.
  */
 #include <Kokkos_Core.hpp>
@@ -39,7 +41,24 @@ namespace detail {
 /// kkperm's CUDA memory pool of the current device (created on first use, destroyed at finalize).
 class CudaPlanPool {
  public:
-  static constexpr std::uint64_t kRetainBytes = std::uint64_t(1) << 30;  // 1 GiB kept for reuse
+  /// The least default retain threshold (the threshold until session 37, whatever the device).
+  static constexpr std::uint64_t kMinRetainBytes = std::uint64_t(1) << 30;
+  /// The default retain threshold: a quarter of the device's memory, at least kMinRetainBytes.
+  /// Why: the threshold counts the memory in use too, so once a setup's plans hold more than it,
+  /// the freed blocks go back to the device at each synchronization and the next setup maps them
+  /// again. The AMG benchmark's largest product (3D 27-point, nx = 100: the pool peaks at 992 MiB)
+  /// stays below 1 GiB, so H100 run 297 (session 37) put the threshold below it instead: with 512
+  /// MiB its AP + R(AP) setup took 5.45-5.79 ms against 4.30-4.40 ms with the default (R(AP)
+  /// 2.27-2.46 against 1.65-1.71 ms).
+  static std::uint64_t default_retain_bytes() {
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+      cudaGetLastError();
+      return kMinRetainBytes;
+    }
+    const std::uint64_t quarter = static_cast<std::uint64_t>(total_b) / 4;
+    return quarter > kMinRetainBytes ? quarter : kMinRetainBytes;
+  }
   static cudaMemPool_t get() {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -51,11 +70,48 @@ class CudaPlanPool {
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = dev;
     check(cudaMemPoolCreate(&s.pool, &props), "cudaMemPoolCreate");
-    std::uint64_t keep = kRetainBytes;
+    std::uint64_t keep = s.retain_set ? s.retain : default_retain_bytes();
     check(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &keep),
           "cudaMemPoolSetAttribute(release threshold)");
     Kokkos::push_finalize_hook([] { destroy(); });
     return s.pool;
+  }
+  /// Sets the retain threshold (bytes the pool may hold, in use and free, before it returns free
+  /// memory at synchronizations): now when the pool exists, else when it is made.
+  static void set_retain(std::uint64_t bytes) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.retain = bytes;
+    s.retain_set = true;
+    if (s.pool != nullptr)
+      check(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &bytes),
+            "cudaMemPoolSetAttribute(release threshold)");
+  }
+  /// The retain threshold in force (of the pool, or the one it will be made with).
+  static std::uint64_t retain() {
+    State& s = state();
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (s.pool != nullptr) {
+        std::uint64_t v = 0;
+        check(cudaMemPoolGetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &v),
+              "cudaMemPoolGetAttribute(release threshold)");
+        return v;
+      }
+      if (s.retain_set) return s.retain;
+    }
+    return default_retain_bytes();
+  }
+  /// The pool's reserved (mapped) and used bytes, now and at their highest; zeros before the pool
+  /// exists.
+  static void usage(std::uint64_t out[4]) {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    out[0] = out[1] = out[2] = out[3] = 0;
+    if (s.pool == nullptr) return;
+    const cudaMemPoolAttr attr[4] = {cudaMemPoolAttrReservedMemCurrent, cudaMemPoolAttrReservedMemHigh,
+                                     cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrUsedMemHigh};
+    for (int k = 0; k < 4; ++k) check(cudaMemPoolGetAttribute(s.pool, attr[k], &out[k]), "cudaMemPoolGetAttribute");
   }
   /// `bytes` from the pool, stream-ordered on `stream`; throws std::runtime_error naming `who`,
   /// `label` and the size when the pool cannot give them.
@@ -83,6 +139,8 @@ class CudaPlanPool {
   struct State {
     std::mutex mutex;
     cudaMemPool_t pool = nullptr;
+    std::uint64_t retain = 0;  ///< set_retain's threshold, when retain_set
+    bool retain_set = false;
   };
   static State& state() {
     static State s;
@@ -191,6 +249,47 @@ inline void release_pooled_memory() {
 #if defined(KOKKOS_ENABLE_CUDA)
   detail::CudaPlanPool::trim();
 #endif
+}
+
+/// Sets how many bytes kkperm's plan pool may hold, in use and free together, before it returns
+/// free memory to the device at synchronizations (CUDA; a no-op elsewhere). Default: a quarter of
+/// the device's memory, at least 1 GiB. Lower it when other allocators need the memory the pool
+/// keeps; release_pooled_memory() returns the idle memory at once.
+inline void set_pooled_memory_retain_bytes(std::uint64_t bytes) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  detail::CudaPlanPool::set_retain(bytes);
+#else
+  (void)bytes;
+#endif
+}
+
+/// The plan pool's retain threshold in force (CUDA; 0 elsewhere: there is no pool).
+inline std::uint64_t pooled_memory_retain_bytes() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return detail::CudaPlanPool::retain();
+#else
+  return 0;
+#endif
+}
+
+/// What kkperm's plan pool holds (CUDA; zeros elsewhere or before its first allocation).
+struct PooledMemoryUsage {
+  std::uint64_t reserved_bytes = 0;       ///< mapped by the pool now (in use and free)
+  std::uint64_t reserved_high_bytes = 0;  ///< the most it has mapped
+  std::uint64_t used_bytes = 0;           ///< handed out now
+  std::uint64_t used_high_bytes = 0;      ///< the most handed out at once
+};
+inline PooledMemoryUsage pooled_memory_usage() {
+  PooledMemoryUsage u;
+#if defined(KOKKOS_ENABLE_CUDA)
+  std::uint64_t v[4];
+  detail::CudaPlanPool::usage(v);
+  u.reserved_bytes = v[0];
+  u.reserved_high_bytes = v[1];
+  u.used_bytes = v[2];
+  u.used_high_bytes = v[3];
+#endif
+  return u;
 }
 
 }  // namespace kkperm
