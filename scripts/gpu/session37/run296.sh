@@ -14,17 +14,5 @@ CARRY=${CARRY:-.carry/s37b}
 DL_A=${DL_A:-200} HARD_A=${HARD_A:-220} DL_B=${DL_B:-190} HARD_B=${HARD_B:-210} ROUNDS_AB=${ROUNDS_AB:-4} \
   bash scripts/gpu/session33/variant_orders.sh "$TAG" "$CARRY" \
   "new@esc,cusparse_alg1" "new:--esc-setup-walk-lanes+0@esc" "new:--esc-setup-walk-lanes+4@esc"
-R=$OUT/${TAG}_pool
-mkdir -p "$R"
-date -u +%Y-%m-%dT%H:%M:%SZ > "$R/date.txt"
-for rep in $(seq 1 "${ROUNDS_POOL:-2}"); do
-  for v in def r1024; do
-    extra=""; [[ $v == r1024 ]] && extra="--pool-retain-mib 1024"
-    ( [[ $SECONDS -lt ${DL_POOL:-520} ]] || exit 0
-      timeout 120 "$CARRY/new/kkperm_amg" --gen "laplace3d27:nx=100" --candidates esc --repeat 10 --warmup 2 \
-        --trace-setup $extra --json "$R/amg_${v}_r$rep.json" > "$R/amg_${v}_r$rep.log" 2>&1
-      echo "amg $v r$rep rc=$?" >> "$R/runs.txt" )
-  done
-done
-tar -czf "$OUT/${TAG}_pool.tgz" -C "$OUT" "${TAG}_pool" && rm -rf "$R"
+ELAPSED_S=$SECONDS bash scripts/gpu/session37/amg_pool_rounds.sh "$TAG" "$CARRY" 1024
 ls -la "$OUT"
