@@ -81,13 +81,20 @@ int main(int argc, char** argv) {
       r["candidate"] = kkperm::to_string(c);
       try {
         std::unique_ptr<kkperm::SpgemmPlan<Matrix>> ap, rap;
-        {  // warm-up
+        {  // warm-up: the split calls and setup() (whose kernels differ: ESC's values in the count pass)
           auto w1 = kkperm::make_spgemm_plan<Matrix>(c, po);
           auto w2 = kkperm::make_spgemm_plan<Matrix>(c, po);
           w1->symbolic(A, P);
           w1->numeric(A, P);
           w2->symbolic(R, w1->C());
           w2->numeric(R, w1->C());
+          // (without these the first timed R(AP) setup() took 0.35-0.7 ms more than the other four,
+          // with CUDA's lazy module loading or not, and the 3D 27-point R(AP)'s next two more too:
+          // H100 runs 295 and 298, session 37; with them the five agree within ~15 %)
+          auto w3 = kkperm::make_spgemm_plan<Matrix>(c, po);
+          auto w4 = kkperm::make_spgemm_plan<Matrix>(c, po);
+          w3->setup(A, P);
+          w4->setup(R, w3->C());
         }
         // --setup-repeat fresh pairs of plans, each setup timed once; medians reported.
         // ap_/rap_setup: plan->setup() (symbolic + first numeric without the structure check; one
