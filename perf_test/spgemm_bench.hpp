@@ -97,8 +97,8 @@ inline bool spgemm_options_or_report(const Options& opt, kkperm::SpgemmPlanOptio
   try {
     po = spgemm_options_from(opt);
     // the plan pool's retain threshold (CUDA; process-wide, so set here once, after Kokkos starts)
-    const double retain_mib = opt.get_double("--pool-retain-mib", -1);
     if (opt.has("--pool-retain-mib")) {
+      const double retain_mib = opt.get_double("--pool-retain-mib", -1);
       KKPERM_REQUIRE(retain_mib >= 0 && retain_mib <= 1e9, "--pool-retain-mib " << retain_mib << " outside [0, 1e9]");
       kkperm::set_pooled_memory_retain_bytes(static_cast<std::uint64_t>(retain_mib * 1048576.0));
     }

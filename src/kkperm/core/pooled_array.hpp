@@ -30,11 +30,20 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "kkperm/core/cuda_status.hpp"
 #include "kkperm/core/error.hpp"
 
 namespace kkperm {
+/// Bytes of kkperm's plan pool (pooled_memory_usage).
+struct PooledMemoryUsage {
+  std::uint64_t reserved_bytes = 0;       ///< mapped by the pool now (in use and free)
+  std::uint64_t reserved_high_bytes = 0;  ///< the most it has mapped
+  std::uint64_t used_bytes = 0;           ///< handed out now
+  std::uint64_t used_high_bytes = 0;      ///< the most handed out at once
+};
+
 namespace detail {
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -104,14 +113,18 @@ class CudaPlanPool {
   }
   /// The pool's reserved (mapped) and used bytes, now and at their highest; zeros before the pool
   /// exists.
-  static void usage(std::uint64_t out[4]) {
+  static PooledMemoryUsage usage() {
     State& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    out[0] = out[1] = out[2] = out[3] = 0;
-    if (s.pool == nullptr) return;
-    const cudaMemPoolAttr attr[4] = {cudaMemPoolAttrReservedMemCurrent, cudaMemPoolAttrReservedMemHigh,
-                                     cudaMemPoolAttrUsedMemCurrent, cudaMemPoolAttrUsedMemHigh};
-    for (int k = 0; k < 4; ++k) check(cudaMemPoolGetAttribute(s.pool, attr[k], &out[k]), "cudaMemPoolGetAttribute");
+    PooledMemoryUsage u;
+    if (s.pool == nullptr) return u;
+    const std::pair<cudaMemPoolAttr, std::uint64_t*> read[4] = {
+        {cudaMemPoolAttrReservedMemCurrent, &u.reserved_bytes},
+        {cudaMemPoolAttrReservedMemHigh, &u.reserved_high_bytes},
+        {cudaMemPoolAttrUsedMemCurrent, &u.used_bytes},
+        {cudaMemPoolAttrUsedMemHigh, &u.used_high_bytes}};
+    for (const auto& [attr, dst] : read) check(cudaMemPoolGetAttribute(s.pool, attr, dst), "cudaMemPoolGetAttribute");
+    return u;
   }
   /// `bytes` from the pool, stream-ordered on `stream`; throws std::runtime_error naming `who`,
   /// `label` and the size when the pool cannot give them.
@@ -273,23 +286,12 @@ inline std::uint64_t pooled_memory_retain_bytes() {
 }
 
 /// What kkperm's plan pool holds (CUDA; zeros elsewhere or before its first allocation).
-struct PooledMemoryUsage {
-  std::uint64_t reserved_bytes = 0;       ///< mapped by the pool now (in use and free)
-  std::uint64_t reserved_high_bytes = 0;  ///< the most it has mapped
-  std::uint64_t used_bytes = 0;           ///< handed out now
-  std::uint64_t used_high_bytes = 0;      ///< the most handed out at once
-};
 inline PooledMemoryUsage pooled_memory_usage() {
-  PooledMemoryUsage u;
 #if defined(KOKKOS_ENABLE_CUDA)
-  std::uint64_t v[4];
-  detail::CudaPlanPool::usage(v);
-  u.reserved_bytes = v[0];
-  u.reserved_high_bytes = v[1];
-  u.used_bytes = v[2];
-  u.used_high_bytes = v[3];
+  return detail::CudaPlanPool::usage();
+#else
+  return PooledMemoryUsage{};
 #endif
-  return u;
 }
 
 }  // namespace kkperm
