@@ -82,6 +82,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.plan_row_chunks = !opt.has("--esc-plan-row-threads");
   o.hash_in_validation = !opt.has("--plan-separate-hash");
   o.late_verdict = !opt.has("--plan-validate-first");
+  o.trusted_inputs = opt.has("--plan-trusted");
   o.guard.kk_max_row_work =
       static_cast<std::int64_t>(opt.get_double("--kk-max-row-work", double(std::int64_t(1) << 18)));
   o.check_reuse = !opt.has("--no-reuse-check");
@@ -115,6 +116,10 @@ void set_guard_meta(Writer& out, const kkperm::SpgemmPlanOptions& po) {
   out.set_meta("kk_max_row_work", po.guard.kk_max_row_work);
   out.set_meta("kk_max_row_work_origin", kkperm::kk_guard_origin());
   out.set_meta("pool_retain_bytes", kkperm::pooled_memory_retain_bytes());
+  out.set_meta("plan_trusted_inputs", po.trusted_inputs);
+  out.set_meta("plan_check_reuse", po.check_reuse);
+  if (po.trusted_inputs)
+    std::cerr << "note: --plan-trusted: no validation and no runaway guard (inputs are trusted)\n";
   std::cerr << "note: KK runaway guard kk_max_row_work = " << po.guard.kk_max_row_work << " ("
             << kkperm::kk_guard_origin() << ")\n";
 }
@@ -303,6 +308,10 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "symbolic() waits for the validation's verdicts before the estimate (default since session "
            "31: ESC reads them back with its bin plan, one host wait)"},
           {"--no-reuse-check", "", "numeric(): skip the structure-hash check (timing without it)"},
+          {"--plan-trusted", "",
+           "symbolic() trusts A and B (SpgemmPlanOptions::trusted_inputs): no validation pass, no runaway "
+           "guard, for every candidate; with --no-reuse-check no structure hash either, so cuSPARSE and "
+           "KK are timed as a direct call of their own API (ESC keeps its analysis)"},
           {"--setup-repeat", "N",
            "setups timed per candidate (each a fresh plan: setup() = symbolic + first numeric, "
            "host-timed around fenced calls, after one untimed warm-up plan; as many plans again "

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kkperm/core/cuda_check.hpp"
+#include "kkperm/core/pooled_array.hpp"
 
 namespace kkperm {
 
@@ -30,7 +31,8 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
   using rowmap_view = typename Matrix::row_map_type::non_const_type;
   using entries_view = typename Matrix::index_type::non_const_type;
   using values_view = typename Matrix::values_type::non_const_type;
-  using buffer_view = Kokkos::View<char*, mem>;
+  using dev = typename Matrix::device_type;
+  using buffer_view = Kokkos::View<char*, dev>;
 
   CusparseSpgemmPlan(SpgemmCandidate c, const SpgemmPlanOptions& o) : SpgemmPlan<Matrix>(c, o) {
     switch (c) {
@@ -63,7 +65,9 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     n_ = A.numRows();
     k_ = A.numCols();
     m_ = B.numCols();
-    rowC_ = rowmap_view("kkperm::cusparse::C::row_map", static_cast<std::size_t>(n_) + 1);
+    rowC_ = pooled_array<rowmap_view>("kkperm::cusparse::C::row_map", static_cast<std::size_t>(n_) + 1);
+    // zeroed on the stream (what the empty product returns; cuSPARSE overwrites it otherwise)
+    KKPERM_CUDA_CHECK(cudaMemsetAsync(rowC_.data(), 0, rowC_.extent(0) * sizeof(F), Kokkos::Cuda().cuda_stream()));
     trivial_ = n_ == 0 || m_ == 0 || A.nnz() == 0 || B.nnz() == 0 || this->estimate().sum_work == 0;
     if (trivial_) {  // C has no entries; cuSPARSE is not called on empty operands
       nnz_ = 0;
@@ -124,10 +128,19 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     buffer_bytes_ = 0;
   }
 
+  /// Buffers and C come from kkperm's stream-ordered plan pool, as ESC's C does (until session
+  /// 38 each was a Kokkos allocation: a cudaMalloc with a synchronous header copy, and a
+  /// synchronizing cudaFree when replaced, inside the timed setup).
   static buffer_view alloc(std::size_t bytes, const char* label) {
-    // std::string: a raw `const char*` in view_alloc would be taken as a pointer to wrap.
-    return buffer_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                       bytes ? bytes : 1);
+    return kkperm::detail::pooled_view_block<dev>(std::string(label), bytes ? bytes : 1);
+  }
+  /// n elements of View type ViewT from one pool block (uninitialized).
+  template <class ViewT>
+  static ViewT pooled_array(const char* label, std::size_t n) {
+    using T = typename ViewT::non_const_value_type;
+    const buffer_view block = alloc(n * sizeof(T), label);
+    const Kokkos::View<T*, dev, Kokkos::MemoryUnmanaged> raw(reinterpret_cast<T*>(block.data()), n);
+    return ViewT(block.impl_track(), raw.impl_map());
   }
 
   /// workEstimation → (estimateMemory) → compute → getSize → copy. first: allocates C.
@@ -176,8 +189,8 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     KKPERM_CUSPARSE_CHECK(cusparseSpMatGetSize(matC_, &rows, &cols, &nnz));
     if (first) {
       nnz_ = static_cast<F>(nnz);
-      entC_ = entries_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::cusparse::C::entries"), nnz);
-      valC_ = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::cusparse::C::values"), nnz);
+      entC_ = pooled_array<entries_view>("kkperm::cusparse::C::entries", static_cast<std::size_t>(nnz));
+      valC_ = pooled_array<values_view>("kkperm::cusparse::C::values", static_cast<std::size_t>(nnz));
     } else {
       KKPERM_REQUIRE(nnz == nnz_, "kkperm::spgemm_numeric(cusparse): nnz(C) changed from "
                                       << nnz_ << " to " << nnz);
@@ -211,8 +224,8 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
     std::int64_t rows = 0, cols = 0, nnz = 0;
     KKPERM_CUSPARSE_CHECK(cusparseSpMatGetSize(matC_, &rows, &cols, &nnz));
     nnz_ = static_cast<F>(nnz);
-    entC_ = entries_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::cusparse::C::entries"), nnz);
-    valC_ = values_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::cusparse::C::values"), nnz);
+    entC_ = pooled_array<entries_view>("kkperm::cusparse::C::entries", static_cast<std::size_t>(nnz));
+    valC_ = pooled_array<values_view>("kkperm::cusparse::C::values", static_cast<std::size_t>(nnz));
     KKPERM_CUSPARSE_CHECK(cusparseCsrSetPointers(matC_, rowC_.data(), entC_.data(), valC_.data()));
     KKPERM_CUSPARSE_CHECK(cusparseSpGEMMreuse_copy(handle_, op_, op_, matA_, matB_, matC_, alg_,
                                                    desc_, &s5, nullptr));

@@ -2,6 +2,12 @@
 // runaway guard and registry names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "kkperm/core/launch_trace.hpp"
 #include "kkperm/select/spgemm_candidates.hpp"
 #include "kernels/spgemm_test_helpers.hpp"
 
@@ -399,6 +405,61 @@ TEST(SpgemmCandidates, GuardSkipsRunawayCandidatesWithReason) {
   lim.device_bytes = std::size_t(8) << 30;
   EXPECT_FALSE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg1, mid, 8, lim).empty());
   EXPECT_TRUE(kkperm::spgemm_guard_reason(SpgemmCandidate::cusparse_alg3, mid, 8, lim).empty());
+}
+
+// SpgemmPlanOptions::trusted_inputs: no validation pass and no runaway guard, same products.
+TEST(SpgemmCandidates, TrustedInputsSkipValidationAndGuardWithSameProducts) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto [hA, hB, hA2, hB2] = revalued_pair(150, 140, 120, 10, 9, seed);
+  const auto ref = reference_multiply(hA, hB), ref2 = reference_multiply(hA2, hB2);
+  const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
+  const auto w = kkperm::spgemm::reference_row_work(hA, hB);
+  const std::int64_t sum = std::accumulate(w.begin(), w.end(), std::int64_t(0));
+  kkperm::SpgemmPlanOptions trusted;
+  trusted.trusted_inputs = true;
+  trusted.guard.kk_max_row_work = 1;  // would skip KK on this product (and cuSPARSE has no room):
+  trusted.guard.device_bytes = 1;     // the guard is not consulted when inputs are trusted
+  for (auto c : kkperm::spgemm_candidates()) {
+    const std::string name = kkperm::to_string(c);
+    const bool esc = c == SpgemmCandidate::esc || c == SpgemmCandidate::esc_permuted;
+    std::vector<std::string> kernels;
+    {
+      kkperm::detail::LaunchTrace trace;
+      auto plan = kkperm::make_spgemm_plan<Matrix>(c, trusted);
+      plan->setup(A, B);
+      for (const auto& e : trace.stop())
+        if (e.kind == kkperm::detail::TraceEvent::Kind::kernel) kernels.push_back(e.name);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref, "trusted setup " + name));
+      // ESC's analysis is its plan (the real work sums); the others made no estimate
+      EXPECT_EQ(plan->estimate().sum_work, esc ? sum : -1) << name;
+      Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
+      plan->numeric(kkperm::to_device<Matrix>(hA2), kkperm::to_device<Matrix>(hB2));
+      EXPECT_TRUE(matches_reference(kkperm::to_host(plan->C()), ref2, "trusted numeric " + name));
+    }
+    for (const auto& k : kernels) {
+      EXPECT_EQ(k.find("check_crs"), std::string::npos) << name << " validated its inputs: " << k;
+      EXPECT_EQ(k.find("row_work_sum_max"), std::string::npos) << name << " ran the guard's estimate: " << k;
+    }
+    // the same plan untrusted validates (and, for all but ESC, estimates for the guard)
+    std::vector<std::string> checked;
+    {
+      kkperm::detail::LaunchTrace trace;
+      auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+      plan->setup(A, B);
+      for (const auto& e : trace.stop())
+        if (e.kind == kkperm::detail::TraceEvent::Kind::kernel) checked.push_back(e.name);
+      EXPECT_EQ(plan->estimate().sum_work, sum) << name;
+    }
+    const auto has = [&checked](const char* s) {
+      return std::any_of(checked.begin(), checked.end(), [s](const std::string& k) { return k.find(s) != std::string::npos; });
+    };
+    EXPECT_TRUE(has("check_crs")) << name;
+    EXPECT_EQ(has("row_work_sum_max"), !esc) << name;
+    // a dimension mismatch is still refused (a host check, no device pass)
+    auto bad = kkperm::make_spgemm_plan<Matrix>(c, trusted);
+    EXPECT_THROW(bad->setup(B, B), std::invalid_argument) << name;  // 140x120 times 140x120
+  }
 }
 
 TEST(SpgemmCandidates, NamesRoundTripAndUnknownNamesAreRejected) {

@@ -489,6 +489,11 @@ class PairCheck {
     }
     check_crs_parts_enqueue(pa, same_ ? nullptr : &pb, hash_slots);
   }
+  /// Tag of the unchecked form below.
+  struct Unchecked {};
+  /// No validation at all (SpgemmPlanOptions::trusted_inputs: the caller vouches for A and B):
+  /// nothing is enqueued, check() is a no-op and hashed() is false.
+  PairCheck(const Matrix& A, const Matrix& B, Unchecked) : A_(A), B_(B) {}
   PairCheck(const PairCheck&) = delete;
   PairCheck& operator=(const PairCheck&) = delete;
 

@@ -300,25 +300,42 @@ class StructureCheck {
   std::int64_t pending_len_ = -1;  ///< length at enqueue(); -1: no hash waiting for verdict()
 };
 
-/// F_i = Σ_{k in row i of A} nnz(B row k) into `work`; returns {Σ F_i, max F_i}.
+/// F_i = Σ_{k in row i of A} nnz(B row k).
+template <class RA, class EA, class RB>
+KOKKOS_INLINE_FUNCTION std::int64_t row_products(const RA& rowA, const EA& entA, const RB& rowB, std::int64_t i) {
+  std::int64_t f = 0;
+  for (auto p = rowA(i); p < rowA(i + 1); ++p) {
+    const auto k = entA(p);
+    f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
+  }
+  return f;
+}
+
+/// F_i = Σ_{k in row i of A} nnz(B row k) into `work` (unless `work` is empty); returns
+/// {Σ F_i, max F_i}.
 template <class Exec, class RA, class EA, class RB, class WorkView>
 void row_work(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work, std::int64_t n,
-              std::int64_t& sum, std::int64_t& maxw) {
+              std::int64_t& sum, std::int64_t& maxw, const char* label = "kkperm::spgemm::esc::row_work") {
   sum = 0;
   maxw = 0;
+  const bool store = work.extent(0) > 0;
   Kokkos::parallel_reduce(
-      "kkperm::spgemm::esc::row_work", kkperm::range_policy<Exec>(0, n),
+      label, kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, std::int64_t& s, std::int64_t& m) {
-        std::int64_t f = 0;
-        for (auto p = rowA(i); p < rowA(i + 1); ++p) {
-          const auto k = entA(p);
-          f += static_cast<std::int64_t>(rowB(k + 1) - rowB(k));
-        }
-        work(i) = f;
+        const std::int64_t f = row_products(rowA, entA, rowB, i);
+        if (store) work(i) = f;
         s += f;
         if (f > m) m = f;
       },
       sum, Kokkos::Max<std::int64_t>(maxw));
+}
+
+/// row_work's Σ F_i and max F_i without storing the F_i (the runaway guard's estimate).
+template <class Exec, class RA, class EA, class RB>
+void row_work_sum_max(const RA& rowA, const EA& entA, const RB& rowB, std::int64_t n, std::int64_t& sum,
+                      std::int64_t& maxw) {
+  row_work<Exec>(rowA, entA, rowB, Kokkos::View<std::int64_t*, typename Exec::memory_space>(), n, sum, maxw,
+                 "kkperm::spgemm::row_work_sum_max");
 }
 
 /// Bin of row i: work used for binning is max(F_i, nnz(A row i)) so every per-row scratch
