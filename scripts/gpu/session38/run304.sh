@@ -6,12 +6,14 @@
 # structure hash: cuSPARSE timed as a direct call of its own API). 4 rounds over
 # spgemm_profile.sh's Laplacian set, kkperm_spgemm and kkperm_amg, --trace-setup.
 # Carry .carry/s38a: bin.tgz (new/, old/), t/ (bin.tgz with new/kkperm_test_*, matrices/).
-# Usage (GPU host, repo root): bash scripts/gpu/session38/run304.sh TAG a|b
+# Usage (GPU host, repo root): [VARIANTS_AB=...] [CARRY=...] bash scripts/gpu/session38/run304.sh TAG a|b
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-run304} ORDER=${2:-a}
 CARRY=${CARRY:-.carry/s38a}
-VA=("old@cusparse_alg1" "new@esc,cusparse_alg1" "new:--plan-trusted+--no-reuse-check@esc,cusparse_alg1")
+# VARIANTS_AB (space-separated) replaces the variants (run 306: the CI build with SpGEMMreuse too)
+if [[ -n ${VARIANTS_AB:-} ]]; then read -r -a VA <<< "$VARIANTS_AB"; else
+  VA=("old@cusparse_alg1" "new@esc,cusparse_alg1" "new:--plan-trusted+--no-reuse-check@esc,cusparse_alg1"); fi
 if [[ $ORDER == a ]]; then
   ( source scripts/gpu/lib/session_common.sh; HARD_S=90; carry_setup "$CARRY/t" "${TAG}_t" 85
     run_tests 85; tar -czf "$OUT/${TAG}_t.tgz" -C "$OUT" "${TAG}_t" && rm -rf "$R" )
