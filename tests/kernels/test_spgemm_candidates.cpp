@@ -16,11 +16,11 @@ using namespace kkperm::test::spgemm;
 using kkperm::SpgemmCandidate;
 using kkperm::spgemm::reference_multiply;
 
-void check_all(const Host& hA, const Host& hB, const std::string& what) {
+void check_all(const Host& hA, const Host& hB, const std::string& what, const kkperm::SpgemmPlanOptions& o = {}) {
   const auto ref = reference_multiply(hA, hB);
   const auto A = kkperm::to_device<Matrix>(hA), B = kkperm::to_device<Matrix>(hB);
   for (auto c : kkperm::spgemm_candidates()) {
-    auto plan = kkperm::make_spgemm_plan<Matrix>(c);
+    auto plan = kkperm::make_spgemm_plan<Matrix>(c, o);
     plan->symbolic(A, B);
     Kokkos::deep_copy(plan->C().values, kkperm::test::poison<double>());
     plan->numeric(A, B);
@@ -460,6 +460,23 @@ TEST(SpgemmCandidates, TrustedInputsSkipValidationAndGuardWithSameProducts) {
     auto bad = kkperm::make_spgemm_plan<Matrix>(c, trusted);
     EXPECT_THROW(bad->setup(B, B), std::invalid_argument) << name;  // 140x120 times 140x120
   }
+  // the corner cases, trusted (no estimate: each candidate must see an empty product itself)
+  check_all(random_csr(6, 5, 0, 0, 1), random_csr(5, 4, 1, 2, seed), "empty A, trusted", trusted);
+  check_all(random_csr(0, 0, 0, 0, 1), random_csr(0, 0, 0, 0, 1), "0x0, trusted", trusted);
+  check_all(random_csr(0, 7, 0, 0, 1), random_csr(7, 5, 1, 2, seed + 5), "0 rows, trusted", trusted);
+  check_all(random_csr(6, 0, 0, 0, 1), random_csr(0, 5, 0, 0, 1), "k = 0, trusted", trusted);
+  check_all(random_csr(6, 5, 1, 3, seed + 6), random_csr(5, 0, 0, 0, 1), "0 columns, trusted", trusted);
+  // A's entries all in columns whose rows of B are empty: no products, nnz(C) = 0
+  Host Z = random_csr(8, 3, 1, 3, seed + 7);  // columns 0..2 only
+  Z.num_cols = 6;
+  Host E = random_csr(6, 5, 1, 2, seed + 8);  // rows 0..2 emptied below
+  const int cut = E.row_map[3];
+  for (int i = 0; i <= 6; ++i) E.row_map[i] = i <= 3 ? 0 : E.row_map[i] - cut;
+  E.entries.erase(E.entries.begin(), E.entries.begin() + cut);
+  E.values.erase(E.values.begin(), E.values.begin() + cut);
+  ASSERT_GT(E.nnz(), 0);
+  check_all(Z, E, "no products, trusted", trusted);
+  check_all(Z, E, "no products");
 }
 
 TEST(SpgemmCandidates, NamesRoundTripAndUnknownNamesAreRejected) {
