@@ -26,7 +26,6 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
   using V = typename Matrix::non_const_value_type;
   using O = typename Matrix::non_const_ordinal_type;
   using F = typename Matrix::non_const_size_type;
-  using mem = typename Matrix::memory_space;
   static_assert(std::is_same_v<O, int> && std::is_same_v<F, int>, "cuSPARSE plans use int32");
   using rowmap_view = typename Matrix::row_map_type::non_const_type;
   using entries_view = typename Matrix::index_type::non_const_type;
@@ -137,10 +136,7 @@ class CusparseSpgemmPlan final : public SpgemmPlan<Matrix> {
   /// n elements of View type ViewT from one pool block (uninitialized).
   template <class ViewT>
   static ViewT pooled_array(const char* label, std::size_t n) {
-    using T = typename ViewT::non_const_value_type;
-    const buffer_view block = alloc(n * sizeof(T), label);
-    const Kokkos::View<T*, dev, Kokkos::MemoryUnmanaged> raw(reinterpret_cast<T*>(block.data()), n);
-    return ViewT(block.impl_track(), raw.impl_map());
+    return kkperm::detail::view_in_block<ViewT>(alloc(n * sizeof(typename ViewT::non_const_value_type), label), 0, n);
   }
 
   /// workEstimation → (estimateMemory) → compute → getSize → copy. first: allocates C.

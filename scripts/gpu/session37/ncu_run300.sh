@@ -6,6 +6,8 @@
 # 7-point Laplacians (the AP product's launches come first, then R(AP)'s; the details page names
 # each launch's grid).
 # Usage (GPU host, repo root): BIN=.carry/s37f/new bash scripts/gpu/session37/ncu_run300.sh TAG
+#   env (session 38): KERNEL_RE (default "for_each_hashed|plan_keys"), LAUNCHES (8), EXTRA_SECTIONS
+#   (more ncu --section arguments)
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 TAG=${1:-run300}
@@ -14,9 +16,9 @@ source scripts/gpu/lib/session_common.sh
 ncu_setup "$TAG" "$BIN"
 for g in "laplace2d5:nx=1000,ny=1000" "laplace3d7:nx=100"; do
   name=${g%%:*}
-  timeout 200 ncu --clock-control none --kernel-name-base demangled --kernel-name "regex:for_each_hashed|plan_keys" \
-    --launch-count 8 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis -f -o "$R/$name" "$BIN/kkperm_spgemm" --gen "$g" --products RAP --candidates esc \
+  timeout 200 ncu --clock-control none --kernel-name-base demangled --kernel-name "regex:${KERNEL_RE:-for_each_hashed|plan_keys}" \
+    --launch-count "${LAUNCHES:-8}" --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis ${EXTRA_SECTIONS:-} -f -o "$R/$name" "$BIN/kkperm_spgemm" --gen "$g" --products RAP --candidates esc \
     --repeat 1 --warmup 0 --setup-repeat 1 > "$R/$name.log" 2>&1
   echo "ncu $name rc=$?" >> "$R/runs.txt"
   ncu --import "$R/$name.ncu-rep" --page details > "$R/${name}_details.txt" 2>&1

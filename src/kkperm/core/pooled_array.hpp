@@ -255,6 +255,16 @@ Kokkos::View<char*, Device> pooled_view_block(const std::string& label, std::siz
   return Kokkos::View<char*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), bytes);
 }
 
+/// The n elements of View type ViewT (rank 1, ViewT's device = Device) at byte `offset` of `block`
+/// (pooled_view_block or any managed byte View), sharing the block's reference count: the block
+/// lives while any such View does. The caller keeps offset aligned for ViewT's value type.
+template <class ViewT, class Device>
+ViewT view_in_block(const Kokkos::View<char*, Device>& block, std::size_t offset, std::size_t n) {
+  using T = typename ViewT::non_const_value_type;
+  const Kokkos::View<T*, Device, Kokkos::MemoryUnmanaged> raw(reinterpret_cast<T*>(block.data() + offset), n);
+  return ViewT(block.impl_track(), raw.impl_map());
+}
+
 }  // namespace detail
 
 /// Returns the idle memory of kkperm's plan pool to the device (CUDA; a no-op elsewhere).

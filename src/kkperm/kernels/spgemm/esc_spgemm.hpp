@@ -434,15 +434,11 @@ void allocate_crs_block(const std::string& label, std::int64_t n1, std::int64_t 
   const Kokkos::View<char*, dev> block =
       from_pool ? kkperm::detail::pooled_view_block<dev>(label, b_row + b_ent + b_val)
                 : Kokkos::View<char*, dev>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), b_row + b_ent + b_val);
-  char* base = block.data();
-  KKPERM_REQUIRE(reinterpret_cast<std::uintptr_t>(base) % alignof(V) == 0,
+  KKPERM_REQUIRE(reinterpret_cast<std::uintptr_t>(block.data()) % alignof(V) == 0,
                  "kkperm::spgemm: C's block is not aligned for its values");
-  const Kokkos::View<R*, dev, Kokkos::MemoryUnmanaged> ur(reinterpret_cast<R*>(base), n1);
-  const Kokkos::View<E*, dev, Kokkos::MemoryUnmanaged> ue(reinterpret_cast<E*>(base + b_row), nnz);
-  const Kokkos::View<V*, dev, Kokkos::MemoryUnmanaged> uv(reinterpret_cast<V*>(base + b_row + b_ent), nnz);
-  row = RowView(block.impl_track(), ur.impl_map());
-  ent = EntView(block.impl_track(), ue.impl_map());
-  val = ValView(block.impl_track(), uv.impl_map());
+  row = kkperm::detail::view_in_block<RowView>(block, 0, static_cast<std::size_t>(n1));
+  ent = kkperm::detail::view_in_block<EntView>(block, b_row, static_cast<std::size_t>(nnz));
+  val = kkperm::detail::view_in_block<ValView>(block, b_row + b_ent, static_cast<std::size_t>(nnz));
 }
 
 /// total = Σ cnt and, per bin b, maxc[b] = the largest cnt(o) over plan positions
