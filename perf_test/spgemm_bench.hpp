@@ -37,6 +37,10 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
+  const double reg_sort = opt.get_double("--esc-register-sort", double(o.esc.warp_row_register_sort));
+  KKPERM_REQUIRE(reg_sort == static_cast<double>(static_cast<int>(reg_sort)),
+                 "--esc-register-sort " << reg_sort << " is not a whole number");
+  o.esc.warp_row_register_sort = static_cast<int>(reg_sort);
   o.esc.lazy_slot_map = !opt.has("--esc-eager-slots");  // --esc-lazy-slots: the default, still accepted
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.numeric_fold_thread_mean = static_cast<std::int64_t>(opt.get_double("--esc-numeric-fold-mean", 16));
@@ -248,6 +252,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-no-bitmap", "",
            "ESC warp-row symbolic: always the hash table (default: a bitmap of the row's column "
            "window when it fits)"},
+          {"--esc-register-sort", "N",
+           "ESC warp-row symbolic: rows of at most one A entry a lane and 4 products a lane sorted "
+           "in registers; 0 never, 1 instead of the hash table, 2 before the bitmap too (except "
+           "setup()'s valued count pass), 3 before the bitmap in every pass",
+           "2"},
           {"--esc-fold-thread-below", "N",
            "ESC: thread-bin rows join the warp-row launch when the thread bin has fewer rows", "32768"},
           {"--kk-max-row-work", "N",

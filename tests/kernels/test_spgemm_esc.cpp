@@ -108,6 +108,18 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
+  // warp-row rows sorted in registers (at most one A entry and 4 products a lane): never, and
+  // before the bitmap too (the default: instead of the hash table), single-pass and two-pass
+  EscConfig reg_off;
+  reg_off.warp_row_register_sort = 0;
+  out.emplace_back("default_no_register_sort", reg_off);
+  EscConfig reg_first;
+  reg_first.warp_row_register_sort = 2;
+  out.emplace_back("default_register_first", reg_first);
+  EscConfig reg_first16 = two_pass;
+  reg_first16.warp_row_register_sort = 2;
+  reg_first16.warp_row_lanes = 16;
+  out.emplace_back("tiny_bins_two_pass_lanes16_register_first", reg_first16);
   // the row sums of the searching numerics and of setup()'s valued count pass in team scratch
   // (the defaults add them in C's values / the stash with global atomics), with the thread bin
   // folded into the numerics' warp-row launch
@@ -544,6 +556,92 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
           EXPECT_GE(s.bitmap_rows, 0) << what;
         }
       }
+  }
+}
+
+// Warp-row rows of at most one A entry a lane and 4 products a lane sorted in registers
+// (EscConfig::warp_row_register_sort): never, instead of the hash table (default), and before the
+// bitmap too; count and fill passes, single-pass and two-pass, 8/16/32 lanes a row (CUDA; host
+// backends run one lane: rows of at most one A entry and 4 products), and setup()'s valued count
+// pass. Rows with many duplicate columns across their B rows, unsorted B rows, windows too wide
+// for the bitmap, A rows longer than the lanes and rows just above the register limit.
+TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  struct Case {
+    std::string name;
+    Host A, B;
+  };
+  const auto dupB = random_csr(64, 48, 0, 12, seed + 1);
+  const std::vector<Case> cases{
+      {"duplicates", random_csr(300, 64, 0, 12, seed), dupB},
+      {"duplicates, B unsorted", random_csr(300, 64, 0, 12, seed + 2), scramble(dupB, seed + 3)},
+      {"wide windows", random_csr(300, 20000, 1, 10, seed + 4), random_csr(20000, 20000, 1, 10, seed + 5)},
+      {"one A entry", random_csr(300, 200, 0, 1, seed + 6), random_csr(200, 300, 0, 6, seed + 7)},
+      {"long A rows", random_csr(300, 2000, 20, 40, seed + 8), random_csr(2000, 3000, 0, 2, seed + 9)}};
+  for (const auto& cs : cases) {
+    const auto ref = reference_multiply(cs.A, cs.B);
+    const auto work = kkperm::spgemm::reference_row_work(cs.A, cs.B);
+    const auto dA = kkperm::to_device<Matrix>(cs.A), dB = kkperm::to_device<Matrix>(cs.B);
+    for (const int reg : {0, 1, 2, 3})
+      for (const bool bitmap : {true, false})
+        for (const int lanes : {0, 8, 16, 32})
+          for (const std::size_t stash : {std::size_t(1) << 30, std::size_t(0)}) {
+            EscConfig cfg;
+            cfg.warp_row_register_sort = reg;
+            cfg.warp_row_bitmap = bitmap;
+            cfg.warp_row_lanes = lanes;
+            cfg.stash_limit_bytes = stash;
+            cfg.count_bitmap_rows = true;
+            const std::string what = cs.name + ", register sort " + std::to_string(reg) +
+                                     (bitmap ? ", bitmap" : ", hash") + ", lanes " + std::to_string(lanes) +
+                                     (stash ? ", stash" : ", two pass");
+            EscSpgemm<Matrix> esc(cfg);
+            esc.symbolic(dA, dB);
+            poison_values(esc.C());
+            esc.numeric(dA, dB);
+            EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+            EXPECT_TRUE(kkperm::check_crs(esc.C()).ok()) << what;
+            const auto& st = esc.stats();
+            ASSERT_EQ(st.warp_row_rows, st.num_rows) << what;  // every row on the warp-row kernels
+            // the rows that fit the registers with the count pass's lanes
+            const int W = st.warp_row_lanes;
+            ASSERT_TRUE(W == 1 || W == 8 || W == 16 || W == 32) << what << ": lanes " << W;
+            std::int64_t fit = 0;
+            for (int i = 0; i < cs.A.num_rows; ++i)
+              fit += cs.A.row_map[i + 1] - cs.A.row_map[i] <= W && work[i] <= 4 * std::int64_t(W);
+            if (reg == 0) {
+              EXPECT_EQ(st.register_rows, 0) << what;
+            } else if (reg >= 2 || !bitmap) {  // every row that fits is sorted in registers
+              EXPECT_EQ(st.register_rows, fit) << what;
+            } else {  // rows the bitmap took are not sorted
+              EXPECT_LE(st.register_rows, fit) << what;
+              EXPECT_LE(st.register_rows + st.bitmap_rows, st.num_rows) << what;
+            }
+            if (reg >= 2) EXPECT_LE(st.bitmap_rows + st.register_rows, st.num_rows) << what;
+            // the cases reach the register sort: host backends (one lane) with the one-entry rows
+            // only; CUDA with every case, the long A rows (20-40 entries) on 32 lanes only
+            if (cs.name == "one A entry" || (W > 1 && (cs.name != "long A rows" || W == 32)))
+              EXPECT_GT(fit, 0) << what;
+            // setup(): symbolic and first numeric in one, the warp-row range's values in the count
+            // pass whatever its mean work (register sort 3: those rows sorted in registers too)
+            EscConfig scfg = cfg;
+            scfg.poison_c = true;
+            scfg.setup_warp_values_mean = 1;
+            EscSpgemm<Matrix> one(scfg);
+            one.setup(dA, dB);
+            EXPECT_TRUE(matches_reference(kkperm::to_host(one.C()), ref, "setup [" + what + "]"));
+            EXPECT_TRUE(kkperm::check_crs(one.C()).ok()) << what;
+            const auto& so = one.stats();
+            if (stash != 0) EXPECT_EQ(so.setup_valued_rows >= so.warp_row_rows, true) << what;
+            if (reg == 3 && stash != 0) {
+              std::int64_t fit1 = 0;
+              const int W1 = so.warp_row_lanes;
+              for (int i = 0; i < cs.A.num_rows; ++i)
+                fit1 += cs.A.row_map[i + 1] - cs.A.row_map[i] <= W1 && work[i] <= 4 * std::int64_t(W1);
+              EXPECT_EQ(so.register_rows, fit1) << "setup [" + what + "]";
+            }
+          }
   }
 }
 

@@ -201,18 +201,20 @@ KOKKOS_INLINE_FUNCTION int warp_exclusive_scan32(int v, int lane, int W, unsigne
 }
 
 /// v of lane (this lane ^ d) within groups of W lanes (host: v itself); 4- or 8-byte integers.
+/// `mask`: the lanes taking part (a W-lane group's, when groups may diverge).
 template <class T>
-KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W) {
+KOKKOS_INLINE_FUNCTION T warp_shfl_xor(T v, int d, int W, unsigned mask = 0xffffffffu) {
 #if defined(__CUDA_ARCH__)
   if constexpr (sizeof(T) == 8) {
-    return static_cast<T>(__shfl_xor_sync(0xffffffffu, static_cast<long long>(v), d, W));
+    return static_cast<T>(__shfl_xor_sync(mask, static_cast<long long>(v), d, W));
   } else {
     static_assert(sizeof(T) == 4, "warp_shfl_xor: 4- or 8-byte integers");
-    return static_cast<T>(__shfl_xor_sync(0xffffffffu, static_cast<int>(v), d, W));
+    return static_cast<T>(__shfl_xor_sync(mask, static_cast<int>(v), d, W));
   }
 #else
   (void)d;
   (void)W;
+  (void)mask;
   return v;
 #endif
 }

@@ -260,8 +260,19 @@ struct EscConfig {
   /// bits, read in order, are C's sorted row (no compaction, no sort). Rows whose window is too
   /// wide, or whose B rows are unsorted so that a column falls outside it, use the hash table.
   bool warp_row_bitmap = true;
-  /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row)
-  /// and those of them whose values came from staged products (EscStats::staged_rows).
+  /// With warp_rows: rows whose A row has at most as many entries as the row's lanes and whose
+  /// work fits 4 columns a lane are sorted in registers (a bitonic network across the row's lanes,
+  /// no scratch table) in the symbolic passes: 0 never; 1 instead of the hash table (rows the
+  /// bitmap does not take); 2 before the bitmap as well, except in setup()'s valued count pass;
+  /// 3 before the bitmap in every pass. H100 runs 311-312 (session 39, both orders, one binary):
+  /// the 3D 7-point A² (rows of 7 entries and 49 products on 16 lanes, windows too wide for the
+  /// bitmap) had its count pass 2134 -> 733 us with 1 and 680 us with 2, its setup 3.13 -> 1.70-1.72
+  /// ms with 1 and 1.64-1.66 ms with 2 (cuSPARSE ALG1 2.34-2.39 ms); the other Laplacian A², AP
+  /// and R(AP) setups moved within their spread; 3 was no faster than 2. Hence 2.
+  int warp_row_register_sort = 2;
+  /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row),
+  /// those of them whose values came from staged products (EscStats::staged_rows) and the rows
+  /// sorted in registers (EscStats::register_rows).
   bool count_bitmap_rows = false;
   /// C (row_map, entries, values: one block) from kkperm's CUDA pool instead of a Kokkos
   /// allocation (a cudaMalloc plus a synchronous header copy in Kokkos 3.4). C's Views are
@@ -404,6 +415,9 @@ struct EscStats {
   /// of them, rows of setup()'s valued warp-row count pass whose values came from staged products
   /// (EscConfig::setup_stage_row_bytes; -1: not counted)
   std::int64_t staged_rows = -1;
+  /// rows of the last count pass sorted in registers (EscConfig::warp_row_register_sort; -1: not
+  /// counted)
+  std::int64_t register_rows = -1;
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -584,6 +598,9 @@ class EscSpgemm {
                        << c.thread_max << ", " << c.warp_max << ", " << c.team_max << ")");
     KKPERM_REQUIRE(c.warp_team_size > 0 && c.block_team_size > 0 && c.global_team_size > 0,
                    "kkperm::spgemm::EscConfig: team sizes must be positive");
+    KKPERM_REQUIRE(c.warp_row_register_sort >= 0 && c.warp_row_register_sort <= 3,
+                   "kkperm::spgemm::EscConfig: warp_row_register_sort " << c.warp_row_register_sort
+                                                                        << " is not 0, 1, 2 or 3");
     KKPERM_REQUIRE(c.gather_lanes >= 0 && c.gather_lanes <= 32 && (c.gather_lanes & (c.gather_lanes - 1)) == 0,
                    "kkperm::spgemm::EscConfig: gather_lanes " << c.gather_lanes
                                                               << " is not 0 (auto) or a power of two <= 32");
@@ -1280,8 +1297,8 @@ class EscSpgemm {
     using exec = execution_space;
     // tests: rows of the count pass that took the bitmap path (warp-row and block-row kernels)
     const bool counting = cfg_.count_bitmap_rows && !fill && warp_rows_;
-    Kokkos::View<int*, device_type> nbit;  // [0]: bitmap rows, [1]: staged rows
-    if (counting) nbit = Kokkos::View<int*, device_type>("kkperm::esc::bitmap_rows", 2);
+    Kokkos::View<int*, device_type> nbit;  // [0]: bitmap rows, [1]: staged rows, [2]: register rows
+    if (counting) nbit = Kokkos::View<int*, device_type>("kkperm::esc::bitmap_rows", 3);
     // setup(): the thread bin's fill pass (when the thread bin is on its own kernel) sums values
     const bool thread_values = fill && values_in_count_ && bin_off_[1] > bin_off_[0];
     const auto read_count = [&] {
@@ -1289,6 +1306,7 @@ class EscSpgemm {
       const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), nbit);
       stats_.bitmap_rows = h(0);
       stats_.staged_rows = h(1);
+      stats_.register_rows = h(2);
     };
     if (warp_rows_) {
       const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
@@ -1323,7 +1341,7 @@ class EscSpgemm {
                                                    fill ? nullptr : stash_.view().data(), stash_off_,
                                                    warp_lanes_, cfg_.warp_rows_per_team, cfg_.warp_row_bitmap,
                                                    counting ? nbit.data() : nullptr, vst, cfg_.setup_global_sums,
-                                                   cfg_.setup_stage_row_bytes);
+                                                   cfg_.setup_stage_row_bytes, cfg_.warp_row_register_sort);
         if (!fill) warp_valued_ = vst != nullptr && lanes > 0;
         stats_.warp_row_lanes = lanes;
       }

@@ -406,6 +406,164 @@ KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F
   row_sums_out(rs, nc, lane, W, vout);
 }
 
+/// Register sort of a short warp-row row (EscConfig::warp_row_register_sort): when A's row has at
+/// most W entries (one walk chunk) and F ≤ kRegSortKeys × W products, the row's product columns
+/// are loaded into registers (product t in register t / W of lane t % W; unused slots hold
+/// `none`, above every column), sorted across the row's lanes by a bitonic network (partners in
+/// the same lane compare in registers, the others exchange by shuffles) and the distinct columns
+/// written in order. No scratch, no atomics, no lane syncs but the shuffles'. It replaces the hash
+/// table's clearing, CAS insertion, ballot compaction and scratch sort (and, before the bitmap,
+/// the column-window pass) for such rows.
+inline constexpr int kRegSortKeys = 4;
+
+template <int W>
+KOKKOS_INLINE_FUNCTION bool reg_sort_fits(std::int64_t ka, int F) {
+  return ka <= W && F <= kRegSortKeys * W;
+}
+
+/// The row's product columns into key[] (reg_sort_fits must hold). Every lane of `mask` calls it.
+template <int W, class Args, class O>
+KOKKOS_INLINE_FUNCTION void warp_row_keys(const Args& g, std::int64_t a0, int ka, int lane, unsigned mask,
+                                          O (&key)[kRegSortKeys], O none) {
+  using boff_t = walk_boff_t<Args>;
+  boff_t b0;
+  int excl;
+  const int total = walk_chunk_head(g, a0, 0, ka, lane, W, mask, b0, excl);
+  // every slot's entry first, then all loads issued before any is used
+  std::int64_t at[kRegSortKeys];
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) {
+    const int t = r * W + lane;
+    const int s = walk_entry_of(excl, t, W, mask);
+    const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
+    const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
+    at[r] = t < total ? static_cast<std::int64_t>(bs) + (t - es) : std::int64_t(-1);
+  }
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) key[r] = at[r] >= 0 ? static_cast<O>(g.entB(at[r])) : none;
+}
+
+/// warp_row_keys with each product's value a·b as well (val[r]: 0 for unused slots).
+template <int W, class Args, class O, class V>
+KOKKOS_INLINE_FUNCTION void warp_row_keys_values(const Args& g, std::int64_t a0, int ka, int lane, unsigned mask,
+                                                 O (&key)[kRegSortKeys], V (&val)[kRegSortKeys], O none) {
+  using boff_t = walk_boff_t<Args>;
+  boff_t b0;
+  int excl;
+  const int total = walk_chunk_head(g, a0, 0, ka, lane, W, mask, b0, excl);
+  std::int64_t at[kRegSortKeys], pa[kRegSortKeys];
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) {
+    const int t = r * W + lane;
+    const int s = walk_entry_of(excl, t, W, mask);
+    const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
+    const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
+    at[r] = t < total ? static_cast<std::int64_t>(bs) + (t - es) : std::int64_t(-1);
+    pa[r] = a0 + s;
+  }
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) {
+    key[r] = at[r] >= 0 ? static_cast<O>(g.entB(at[r])) : none;
+    val[r] = at[r] >= 0 ? g.valA(pa[r]) * g.valB(at[r]) : V(0);
+  }
+}
+
+/// Packed sort keys of the valued register sort: column << 7 | product index (product indices
+/// below kRegSortKeys × 32 = 128), kPackNone for unused slots; columns below kPackColumnEnd.
+inline constexpr unsigned kPackNone = 0xffffffffu;
+inline constexpr std::int64_t kPackColumnEnd = (std::int64_t(1) << 25) - 1;
+
+/// Sorts the kRegSortKeys × W keys of a W-lane group ascending in (register, lane) order: key r of
+/// lane l is element r × W + l. Every lane of `mask` calls it.
+template <int W, class O>
+KOKKOS_INLINE_FUNCTION void warp_bitonic_sort_keys(O (&key)[kRegSortKeys], int lane, unsigned mask) {
+  constexpr int N = kRegSortKeys * W;
+#pragma unroll
+  for (int k = 2; k <= N; k <<= 1) {
+#pragma unroll
+    for (int j = k >> 1; j > 0; j >>= 1) {
+      if (j >= W) {  // partner in this lane: register r ^ (j / W)
+        const int jr = j / W;
+#pragma unroll
+        for (int r = 0; r < kRegSortKeys; ++r) {
+          if ((r & jr) != 0) continue;
+          const bool up = ((r * W + lane) & k) == 0;
+          const O a = key[r], b = key[r | jr];
+          const bool swap = up ? (b < a) : (a < b);
+          key[r] = swap ? b : a;
+          key[r | jr] = swap ? a : b;
+        }
+      } else {  // partner in lane ^ j, same register
+#pragma unroll
+        for (int r = 0; r < kRegSortKeys; ++r) {
+          const O other = kkperm::detail::warp_shfl_xor(key[r], j, W, mask);
+          const int idx = r * W + lane;
+          const bool keep_min = ((idx & j) == 0) == ((idx & k) == 0);
+          const bool less = other < key[r];
+          key[r] = keep_min == less ? other : key[r];
+        }
+      }
+    }
+  }
+}
+
+/// Distinct keys of a sorted group (warp_bitonic_sort_keys), `none` excluded: their number (on
+/// every lane); each is written in order to out and to table (either may be null). `base`: the
+/// group's first hardware lane (ballot bits are hardware lanes).
+template <int W, class O>
+KOKKOS_INLINE_FUNCTION int warp_emit_sorted_keys(const O (&key)[kRegSortKeys], O none, int lane, unsigned mask,
+                                                 int base, O* out, O* table) {
+  O rot[kRegSortKeys];  // lane l - 1's key r (lane 0: lane W - 1's)
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) rot[r] = kkperm::detail::warp_shfl_idx(key[r], (lane + W - 1) & (W - 1), W, mask);
+  const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
+  const unsigned group = W >= 32 ? 0xffffffffu : ((1u << W) - 1u);
+  int off = 0;
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) {
+    const O prev = lane > 0 ? rot[r] : (r > 0 ? rot[r > 0 ? r - 1 : 0] : none);
+    const bool fresh = key[r] != none && key[r] != prev;
+    const unsigned m = (kkperm::detail::warp_ballot(fresh, mask) >> base) & group;
+    if (fresh) {
+      const int pos = off + kkperm::detail::popcount32u(m & below);
+      if (out != nullptr) out[pos] = key[r];
+      if (table != nullptr) table[pos] = key[r];
+    }
+    off += kkperm::detail::popcount32u(m);
+  }
+  return off;
+}
+
+/// warp_emit_sorted_keys for sorted packed keys (kPackNone last): the distinct columns in order
+/// to out, and each product's rank (its column's place among them) to rank_of[product index];
+/// returns the number of distinct columns (on every lane).
+template <int W, class O>
+KOKKOS_INLINE_FUNCTION int warp_emit_packed_keys(const unsigned (&key)[kRegSortKeys], int lane, unsigned mask,
+                                                 int base, O* out, unsigned short* rank_of) {
+  unsigned rot[kRegSortKeys];  // the column of lane l - 1's key r (lane 0: lane W - 1's)
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r)
+    rot[r] = kkperm::detail::warp_shfl_idx(key[r] >> 7, (lane + W - 1) & (W - 1), W, mask);
+  const unsigned incl = lane >= 31 ? 0xffffffffu : (0xffffffffu >> (31 - lane));  // lanes <= this one
+  const unsigned group = W >= 32 ? 0xffffffffu : ((1u << W) - 1u);
+  int off = 0;
+#pragma unroll
+  for (int r = 0; r < kRegSortKeys; ++r) {
+    const bool valid = key[r] != kPackNone;
+    const unsigned col = key[r] >> 7;
+    const unsigned prev = lane > 0 ? rot[r] : (r > 0 ? rot[r > 0 ? r - 1 : 0] : kPackNone);
+    const bool fresh = valid && col != prev;
+    const unsigned m = (kkperm::detail::warp_ballot(fresh, mask) >> base) & group;
+    if (valid) {
+      const int rank = off + kkperm::detail::popcount32u(m & incl) - 1;
+      if (fresh) out[rank] = static_cast<O>(col);
+      rank_of[key[r] & 127u] = static_cast<unsigned short>(rank);
+    }
+    off += kkperm::detail::popcount32u(m);
+  }
+  return off;
+}
+
 /// Symbolic of rows perm[begin, end) (work ≤ a warp bin's threshold): count (fill == false:
 /// cnt(o) = unique columns) or fill (C's row = its sorted unique columns). `lanes` lanes per row,
 /// up to `max_warps` warps per team (warp_row_groups); returns the lanes used, 0 without launching
@@ -435,7 +593,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
                                typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                                bool bitmap, int* bitmap_rows,
                                typename Args::ValC::non_const_value_type* vstash, bool global_sums = false,
-                               bool stage = false) {
+                               bool stage = false, int reg_sort = 0) {
   // global_sums (Vals): each row's sums added straight into its stash slice with global atomics
   const std::size_t sums_end = global_sums ? 0 : per_row - 16;
   // stage (Vals): bitmap rows whose products fit the row's scratch after the bitmap and its rank
@@ -467,6 +625,61 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     O* out = nullptr;                // where the sorted columns go (fill: C's row; count: stash)
     if (fill) out = g.entC.data() + static_cast<std::int64_t>(g.rowC(o));
     else if (stash != nullptr) out = stash + soff(p - begin);
+    // register sort (reg_sort 1: instead of the hash table; 2: before the bitmap too, except in
+    // the valued count pass, whose bitmap rows sum their values from staged products; 3: before
+    // the bitmap in every pass)
+    const bool reg = reg_sort > 0 && reg_sort_fits<W>(ka, F);
+    const auto reg_row = [&]() {
+      O key[kRegSortKeys];
+      const O none = Kokkos::Experimental::finite_max<O>::value;
+      if (Vals) {
+        // one walk: the products' values staged in the row's scratch, each product's rank from
+        // the sort of packed (column, product) keys, then summed as staged bitmap rows are
+        if (stage && staged_products_end(0, F) <= row_end) {
+          V val[kRegSortKeys];
+          warp_row_keys_values<W>(g, a0, static_cast<int>(ka), lane, mask, key, val, none);
+          bool small = true;
+#pragma unroll
+          for (int r = 0; r < kRegSortKeys; ++r)
+            small = small && (key[r] == none || static_cast<std::int64_t>(key[r]) < kPackColumnEnd);
+          if (kkperm::detail::warp_ballot(!small, mask) == 0u) {
+            const StagedProducts<V> sp = stage_products_at<V>(reinterpret_cast<char*>(table), 0, F);
+            unsigned pk[kRegSortKeys];
+#pragma unroll
+            for (int r = 0; r < kRegSortKeys; ++r) {
+              const int t = r * W + lane;
+              if (t < F) sp.val[t] = val[r];
+              pk[r] = t < F ? (static_cast<unsigned>(key[r]) << 7) | static_cast<unsigned>(t) : kPackNone;
+            }
+            warp_bitonic_sort_keys<W>(pk, lane, mask);
+            const int unique = warp_emit_packed_keys<W>(pk, lane, mask, lg.base, out, sp.col);
+            if (lane == 0) g.cnt(o) = unique;
+            if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows + 2, 1);
+            kkperm::detail::sync_warp_lanes(mask);  // staged values and ranks, read by every lane below
+            staged_row_values(sp, F, lane, W, mask, reinterpret_cast<char*>(table), staged_products_end(0, F),
+                              sums_end, row_end, unique, vstash + soff(p - begin),
+                              [](const unsigned short d) { return static_cast<int>(d); });
+            return;
+          }
+        }
+      }
+      warp_row_keys<W>(g, a0, static_cast<int>(ka), lane, mask, key, none);
+      warp_bitonic_sort_keys<W>(key, lane, mask);
+      const int unique = warp_emit_sorted_keys<W>(key, none, lane, mask, lg.base, out, Vals ? table : nullptr);
+      if (!fill && lane == 0) g.cnt(o) = unique;
+      // tests: bitmap_rows[2] counts the rows of the register sort
+      if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows + 2, 1);
+      if (Vals) {
+        kkperm::detail::sync_warp_lanes(mask);  // the sorted columns, read by every lane below
+        sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table),
+                       static_cast<std::size_t>(unique) * sizeof(O), sums_end, unique, vstash + soff(p - begin),
+                       [&](const O c) { return staged_col_pos(table, unique, c); });
+      }
+    };
+    if (reg && (reg_sort >= 3 || (reg_sort == 2 && !Vals))) {
+      reg_row();
+      return;
+    }
     if (bitmap && F > 0) {
       // Bitmap of the row's column window: when its words fit (bitmap_words: the row's scratch
       // and at most 4x its hash table's words), each product sets its column's bit and the set bits, read in order, are C's sorted
@@ -528,6 +741,10 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
         }
         kkperm::detail::sync_warp_lanes(mask);  // the table below overwrites the bitmap
       }
+    }
+    if (reg) {
+      reg_row();
+      return;
     }
     for (int t = lane; t < Hr; t += W) table[t] = empty;
     kkperm::detail::sync_warp_lanes(mask);
@@ -591,19 +808,19 @@ void symbolic_warp_rows_dispatch(const Args& g, std::int64_t begin, std::int64_t
                                  const RowGroups& rg, typename Args::EntC::non_const_value_type* stash,
                                  const StashOff& soff, bool bitmap, int* bitmap_rows,
                                  typename Args::ValC::non_const_value_type* vstash, bool global_sums = false,
-                                 bool stage = false) {
+                                 bool stage = false, int reg_sort = 0) {
   if constexpr (is_host_exec<Exec>()) {
     symbolic_warp_rows_launch<Exec, 1, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash, global_sums, stage);
+                                             vstash, global_sums, stage, reg_sort);
   } else if (rg.lanes == 8) {
     symbolic_warp_rows_launch<Exec, 8, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap, bitmap_rows,
-                                             vstash, global_sums, stage);
+                                             vstash, global_sums, stage, reg_sort);
   } else if (rg.lanes == 16) {
     symbolic_warp_rows_launch<Exec, 16, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash, global_sums, stage);
+                                              bitmap_rows, vstash, global_sums, stage, reg_sort);
   } else {
     symbolic_warp_rows_launch<Exec, 32, Vals>(g, begin, end, fill, per_row, rg.rows, stash, soff, bitmap,
-                                              bitmap_rows, vstash, global_sums, stage);
+                                              bitmap_rows, vstash, global_sums, stage, reg_sort);
   }
 }
 
@@ -615,7 +832,7 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
                        typename Args::EntC::non_const_value_type* stash, const StashOff& soff,
                        int lanes, int max_warps, bool bitmap = true, int* bitmap_rows = nullptr,
                        typename Args::ValC::non_const_value_type* vstash = nullptr, bool global_sums = false,
-                       std::size_t stage_row_bytes = 0) {
+                       std::size_t stage_row_bytes = 0, int reg_sort = 0) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   std::size_t per_row = warp_symbolic_bytes<O>(max_work);
@@ -647,10 +864,10 @@ int symbolic_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, bool
     const RowGroups rw = warp_row_groups<Exec>(wide, lanes, max_warps);
     const bool more = !global_sums && rw.rows == rg.rows && rw.lanes == rg.lanes;
     symbolic_warp_rows_dispatch<Exec, true>(g, begin, end, fill, more ? wide : per_row, rg, stash, soff, bitmap,
-                                            bitmap_rows, vstash, global_sums, stage);
+                                            bitmap_rows, vstash, global_sums, stage, reg_sort);
   } else {
     symbolic_warp_rows_dispatch<Exec, false>(g, begin, end, fill, per_row, rg, stash, soff, bitmap, bitmap_rows,
-                                             nullptr);
+                                             nullptr, false, false, reg_sort);
   }
   return rg.lanes;
 }
