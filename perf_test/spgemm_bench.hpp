@@ -256,7 +256,7 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row symbolic: rows of at most one A entry a lane and 4 products a lane sorted "
            "in registers; 0 never, 1 instead of the hash table, 2 before the bitmap too (except "
            "setup()'s valued count pass), 3 before the bitmap in every pass",
-           "2"},
+           "3"},
           {"--esc-fold-thread-below", "N",
            "ESC: thread-bin rows join the warp-row launch when the thread bin has fewer rows", "32768"},
           {"--kk-max-row-work", "N",

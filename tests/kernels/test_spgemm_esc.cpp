@@ -108,11 +108,15 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
-  // warp-row rows sorted in registers (at most one A entry and 4 products a lane): never, and
-  // before the bitmap too (the default: instead of the hash table), single-pass and two-pass
+  // warp-row rows sorted in registers (at most one A entry and 4 products a lane): never, instead
+  // of the hash table only, and before the bitmap except in the valued count pass (the default:
+  // before the bitmap in every pass), single-pass and two-pass
   EscConfig reg_off;
   reg_off.warp_row_register_sort = 0;
   out.emplace_back("default_no_register_sort", reg_off);
+  EscConfig reg_hash;
+  reg_hash.warp_row_register_sort = 1;
+  out.emplace_back("default_register_for_hash", reg_hash);
   EscConfig reg_first;
   reg_first.warp_row_register_sort = 2;
   out.emplace_back("default_register_first", reg_first);
@@ -578,7 +582,9 @@ TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
       {"duplicates, B unsorted", random_csr(300, 64, 0, 12, seed + 2), scramble(dupB, seed + 3)},
       {"wide windows", random_csr(300, 20000, 1, 10, seed + 4), random_csr(20000, 20000, 1, 10, seed + 5)},
       {"one A entry", random_csr(300, 200, 0, 1, seed + 6), random_csr(200, 300, 0, 6, seed + 7)},
-      {"long A rows", random_csr(300, 2000, 20, 40, seed + 8), random_csr(2000, 3000, 0, 2, seed + 9)}};
+      {"long A rows", random_csr(300, 2000, 20, 40, seed + 8), random_csr(2000, 3000, 0, 2, seed + 9)},
+      // 8 entries a row, F = 64 everywhere: the mean work alone gives 8 lanes, where no row fits
+      {"8 x 8 entries", random_csr(300, 2000, 8, 8, seed + 10), random_csr(2000, 20000, 8, 8, seed + 11)}};
   for (const auto& cs : cases) {
     const auto ref = reference_multiply(cs.A, cs.B);
     const auto work = kkperm::spgemm::reference_row_work(cs.A, cs.B);
@@ -621,8 +627,14 @@ TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
             if (reg >= 2) EXPECT_LE(st.bitmap_rows + st.register_rows, st.num_rows) << what;
             // the cases reach the register sort: host backends (one lane) with the one-entry rows
             // only; CUDA with every case, the long A rows (20-40 entries) on 32 lanes only
-            if (cs.name == "one A entry" || (W > 1 && (cs.name != "long A rows" || W == 32)))
+            if (cs.name == "one A entry" || (W > 1 && (cs.name != "long A rows" || W == 32) &&
+                                              (cs.name != "8 x 8 entries" || W >= 16)))
               EXPECT_GT(fit, 0) << what;
+            // automatic lanes (CUDA): twice the mean work's 8 when every row then fits
+            if (W > 1 && lanes == 0 && cs.name == "8 x 8 entries") {
+              EXPECT_EQ(W, reg > 0 ? 16 : 8) << what;
+              if (reg >= 2 || (reg == 1 && !bitmap)) EXPECT_EQ(st.register_rows, st.num_rows) << what;
+            }
             // setup(): symbolic and first numeric in one, the warp-row range's values in the count
             // pass whatever its mean work (register sort 3: those rows sorted in registers too)
             EscConfig scfg = cfg;
@@ -769,56 +781,64 @@ TEST(EscSpgemm, SetupSumsValuesInTheCountPass) {
       {"thread_only", thread_only, true, false, true, false},
       {"off", off, false, false, false, false},
       {"eager_slots", eager, false, false, false, false}};
-  for (const auto& c : cases) {
-    const auto& hX = c.sparse ? hA3 : hA;
-    const auto& hY = c.sparse ? hB3 : hB;
-    const auto ref = reference_multiply(hX, hY);
-    const auto A = kkperm::to_device<Matrix>(hX), B = kkperm::to_device<Matrix>(hY);
-    EscConfig cfg = c.cfg;
-    cfg.poison_c = true;
-    cfg.count_bitmap_rows = true;
-    const std::string& name = c.name;
-    EscSpgemm<Matrix> split(cfg), fused(cfg);
-    split.symbolic(A, B);
-    split.numeric(A, B);
-    fused.setup(A, B);
-    const auto& st = fused.stats();
-    const std::int64_t want =
-        (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0) + (c.block ? st.bin_rows[2] : 0);
-    EXPECT_GT(c.warp || c.thread || c.block ? st.setup_valued_rows : 1, 0) << name;
-    EXPECT_EQ(st.setup_valued_rows, want) << name;
-    EXPECT_EQ(st.setup_fused_copy_rows, c.fused_copy ? st.warp_row_rows : 0) << name;
-    // staged products: the warp-row range's valued bitmap rows, all of them when they fit
-    if (!c.warp || !cfg.warp_row_bitmap || cfg.setup_stage_row_bytes == 0) {
-      EXPECT_LE(st.staged_rows, 0) << name;  // -1: not counted (no warp-row kernels)
-    } else if (name.find("stage_some") != std::string::npos) {
-      EXPECT_GT(st.staged_rows, 0) << name;
-      EXPECT_LT(st.staged_rows, st.warp_row_rows) << name;
-    } else {
-      EXPECT_GT(st.staged_rows, 0) << name;
-      EXPECT_LE(st.staged_rows, st.warp_row_rows) << name;
-      EXPECT_LE(st.staged_rows, st.bitmap_rows) << name;
+  // each case with the register sort before the bitmap in every pass (the default, 3) and with
+  // the valued count pass trying the bitmap first (2: its staged products are checked below; with
+  // 3, valued rows that fit the registers stage their products there instead)
+  for (const auto& c : cases)
+    for (const int reg : {3, 2}) {
+      const auto& hX = c.sparse ? hA3 : hA;
+      const auto& hY = c.sparse ? hB3 : hB;
+      const auto ref = reference_multiply(hX, hY);
+      const auto A = kkperm::to_device<Matrix>(hX), B = kkperm::to_device<Matrix>(hY);
+      EscConfig cfg = c.cfg;
+      cfg.poison_c = true;
+      cfg.count_bitmap_rows = true;
+      cfg.warp_row_register_sort = reg;
+      const std::string name = c.name + ", register sort " + std::to_string(reg);
+      EscSpgemm<Matrix> split(cfg), fused(cfg);
+      split.symbolic(A, B);
+      split.numeric(A, B);
+      fused.setup(A, B);
+      const auto& st = fused.stats();
+      const std::int64_t want =
+          (c.warp ? st.warp_row_rows : 0) + (c.thread ? st.bin_rows[0] : 0) + (c.block ? st.bin_rows[2] : 0);
+      EXPECT_GT(c.warp || c.thread || c.block ? st.setup_valued_rows : 1, 0) << name;
+      EXPECT_EQ(st.setup_valued_rows, want) << name;
+      EXPECT_EQ(st.setup_fused_copy_rows, c.fused_copy ? st.warp_row_rows : 0) << name;
+      // staged products: the warp-row range's valued bitmap rows, all of them when they fit
+      if (!c.warp || !cfg.warp_row_bitmap || cfg.setup_stage_row_bytes == 0) {
+        EXPECT_LE(st.staged_rows, 0) << name;  // -1: not counted (no warp-row kernels)
+      } else if (reg == 3) {
+        EXPECT_LE(st.staged_rows, st.bitmap_rows) << name;
+        EXPECT_LE(st.staged_rows + st.register_rows, st.warp_row_rows) << name;
+      } else if (name.find("stage_some") != std::string::npos) {
+        EXPECT_GT(st.staged_rows, 0) << name;
+        EXPECT_LT(st.staged_rows, st.warp_row_rows) << name;
+      } else {
+        EXPECT_GT(st.staged_rows, 0) << name;
+        EXPECT_LE(st.staged_rows, st.warp_row_rows) << name;
+        EXPECT_LE(st.staged_rows, st.bitmap_rows) << name;
+      }
+      if (c.fused_copy) EXPECT_GT(st.warp_row_rows, 0) << name;
+      if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
+        EXPECT_GT(st.bin_rows[0], 0) << name;
+        EXPECT_GT(st.bin_rows[2], 0) << name;
+        EXPECT_GT(st.bin_rows[3], 0) << name;
+      }
+      const auto hs = kkperm::to_host(split.C()), hf = kkperm::to_host(fused.C());
+      EXPECT_EQ(hf.row_map, hs.row_map) << name;
+      EXPECT_EQ(hf.entries, hs.entries) << name;
+      EXPECT_TRUE(matches_reference(hf, ref, "setup [" + name + "]"));
+      for (int round = 0; round < 3; ++round) {  // re-setups with new values, as after numeric()
+        const auto hA2 = revalue(hX, seed + 10 + round), hB2 = revalue(hY, seed + 20 + round);
+        const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
+        poison_values(fused.C());
+        fused.numeric(A2, B2);
+        const std::string w = "setup [" + name + "], re-setup " + std::to_string(round);
+        expect_reuse_path(fused, w, cfg.lazy_slot_map && round == 0);
+        EXPECT_TRUE(matches_reference(kkperm::to_host(fused.C()), reference_multiply(hA2, hB2), w));
+      }
     }
-    if (c.fused_copy) EXPECT_GT(st.warp_row_rows, 0) << name;
-    if (name.rfind("tiny", 0) == 0) {  // the other bins are not empty: their numeric ran after the fill
-      EXPECT_GT(st.bin_rows[0], 0) << name;
-      EXPECT_GT(st.bin_rows[2], 0) << name;
-      EXPECT_GT(st.bin_rows[3], 0) << name;
-    }
-    const auto hs = kkperm::to_host(split.C()), hf = kkperm::to_host(fused.C());
-    EXPECT_EQ(hf.row_map, hs.row_map) << name;
-    EXPECT_EQ(hf.entries, hs.entries) << name;
-    EXPECT_TRUE(matches_reference(hf, ref, "setup [" + name + "]"));
-    for (int round = 0; round < 3; ++round) {  // re-setups with new values, as after numeric()
-      const auto hA2 = revalue(hX, seed + 10 + round), hB2 = revalue(hY, seed + 20 + round);
-      const auto A2 = kkperm::to_device<Matrix>(hA2), B2 = kkperm::to_device<Matrix>(hB2);
-      poison_values(fused.C());
-      fused.numeric(A2, B2);
-      const std::string w = "setup [" + name + "], re-setup " + std::to_string(round);
-      expect_reuse_path(fused, w, cfg.lazy_slot_map && round == 0);
-      EXPECT_TRUE(matches_reference(kkperm::to_host(fused.C()), reference_multiply(hA2, hB2), w));
-    }
-  }
 }
 
 // identity_plan: when one kernel takes every row (one bin, or the thread and warp bins with the

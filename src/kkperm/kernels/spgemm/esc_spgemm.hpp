@@ -264,12 +264,16 @@ struct EscConfig {
   /// work fits 4 columns a lane are sorted in registers (a bitonic network across the row's lanes,
   /// no scratch table) in the symbolic passes: 0 never; 1 instead of the hash table (rows the
   /// bitmap does not take); 2 before the bitmap as well, except in setup()'s valued count pass;
-  /// 3 before the bitmap in every pass. H100 runs 311-312 (session 39, both orders, one binary):
+  /// 3 before the bitmap in every pass. With automatic lanes (warp_row_lanes 0), a warp-row range
+  /// whose rows all fit at twice the lanes the mean work gives, but not at those, gets twice the
+  /// lanes. H100 runs 311-312 (session 39, both orders, one binary):
   /// the 3D 7-point A² (rows of 7 entries and 49 products on 16 lanes, windows too wide for the
   /// bitmap) had its count pass 2134 -> 733 us with 1 and 680 us with 2, its setup 3.13 -> 1.70-1.72
   /// ms with 1 and 1.64-1.66 ms with 2 (cuSPARSE ALG1 2.34-2.39 ms); the other Laplacian A², AP
-  /// and R(AP) setups moved within their spread; 3 was no faster than 2. Hence 2.
-  int warp_row_register_sort = 2;
+  /// and R(AP) setups moved within their spread. Runs 316-317 (with the lanes rule below): 3 took
+  /// the uniform 10^6 x 8 A² (valued count pass, 16 lanes) from 2.47-2.48 to 2.27-2.31 ms and was
+  /// within the spread of 2 on the Laplacian set, the 4elt Kronecker and the banded A². Hence 3.
+  int warp_row_register_sort = 3;
   /// Tests: count the rows that took the bitmap path (EscStats::bitmap_rows; one atomic a row),
   /// those of them whose values came from staged products (EscStats::staged_rows) and the rows
   /// sorted in registers (EscStats::register_rows).
@@ -1552,6 +1556,17 @@ class EscSpgemm {
                                           : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false,
                                                                          cfg_.symbolic_lanes16_below,
                                                                          cfg_.symbolic_lanes8_from);
+    // register sort (warp_row_register_sort): when the range's rows do not all fit the registers
+    // at these lanes but do at twice as many (max A entries <= 2W, max work <= 4 x 2W), take 2W.
+    // H100 run 315: the uniform 10^6-row A² with 8 entries a row (F = 64, mean 64: 8 lanes, windows
+    // too wide for the bitmap, so the hash table) set up in 7.37 ms on 8 lanes, 2.46 ms on 16
+    // (register-sorted), cuSPARSE ALG1 4.24 ms.
+    if (warp_rows_ && cfg_.warp_row_lanes <= 0 && cfg_.warp_row_register_sort > 0 && warp_lanes_ < 32) {
+      const std::int64_t mw = std::max(fold ? bin_max_work_[0] : 0, bin_max_work_[1]);
+      const std::int64_t mk = std::max(fold ? bin_max_ka_[0] : 0, bin_max_ka_[1]);
+      const auto fits = [&](int W) { return mk <= W && mw <= std::int64_t(esc_impl::kRegSortKeys) * W; };
+      if (!fits(warp_lanes_) && fits(2 * warp_lanes_)) warp_lanes_ *= 2;
+    }
     // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
     const std::int64_t n0 = bin_off_[1] - bin_off_[0];
     const bool nfold = warp_rows_ && (fold || (n0 > 0 && cfg_.numeric_fold_thread_mean > 0 &&
