@@ -26,9 +26,11 @@
  *     by default (warp_rows) the warp bin instead runs on the warp-row kernels
  *     (esc_warp_rows.hpp): a group of warp_row_lanes lanes of a CUDA warp per row (8, 16 or
  *     32, chosen from the range's mean work unless set), up to warp_rows_per_team warps per team,
- *     products flattened across the row's lanes with shuffles (no team scan or barrier), the
- *     hash table in the row's share of team scratch, compaction by ballots, a flip-bitonic sort
- *     by the row's lanes; the
+ *     products flattened across the row's lanes with shuffles (no team scan or barrier); a row
+ *     of at most one A entry and 4 products a lane sorted in registers by a bitonic network
+ *     across its lanes (warp_row_register_sort), others on a bitmap of their column window
+ *     (warp_row_bitmap) when it fits, else the hash table in the row's share of team scratch,
+ *     compaction by ballots, a flip-bitonic sort by the row's lanes; the
  *     thread bin joins that launch when it has fewer than fold_thread_bin_below rows (a thread
  *     per row leaves the device idle); with warp_rows and block_rows the block bin is walked the
  *     same way by the 8 warps of a team a row, each taking 32-entry chunks of A's row
