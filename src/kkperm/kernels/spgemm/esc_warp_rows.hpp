@@ -421,36 +421,16 @@ KOKKOS_INLINE_FUNCTION bool reg_sort_fits(std::int64_t ka, int F) {
   return ka <= W && F <= kRegSortKeys * W;
 }
 
-/// The row's product columns into key[] (reg_sort_fits must hold). Every lane of `mask` calls it.
-template <int W, class Args, class O>
+/// The row's product columns into key[] (reg_sort_fits must hold), and with Values each product's
+/// value a·b into val[] (0 for unused slots; untouched without). Every lane of `mask` calls it.
+template <int W, bool Values, class Args, class O, class V>
 KOKKOS_INLINE_FUNCTION void warp_row_keys(const Args& g, std::int64_t a0, int ka, int lane, unsigned mask,
-                                          O (&key)[kRegSortKeys], O none) {
+                                          O (&key)[kRegSortKeys], V (&val)[kRegSortKeys], O none) {
   using boff_t = walk_boff_t<Args>;
   boff_t b0;
   int excl;
   const int total = walk_chunk_head(g, a0, 0, ka, lane, W, mask, b0, excl);
-  // every slot's entry first, then all loads issued before any is used
-  std::int64_t at[kRegSortKeys];
-#pragma unroll
-  for (int r = 0; r < kRegSortKeys; ++r) {
-    const int t = r * W + lane;
-    const int s = walk_entry_of(excl, t, W, mask);
-    const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
-    const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
-    at[r] = t < total ? static_cast<std::int64_t>(bs) + (t - es) : std::int64_t(-1);
-  }
-#pragma unroll
-  for (int r = 0; r < kRegSortKeys; ++r) key[r] = at[r] >= 0 ? static_cast<O>(g.entB(at[r])) : none;
-}
-
-/// warp_row_keys with each product's value a·b as well (val[r]: 0 for unused slots).
-template <int W, class Args, class O, class V>
-KOKKOS_INLINE_FUNCTION void warp_row_keys_values(const Args& g, std::int64_t a0, int ka, int lane, unsigned mask,
-                                                 O (&key)[kRegSortKeys], V (&val)[kRegSortKeys], O none) {
-  using boff_t = walk_boff_t<Args>;
-  boff_t b0;
-  int excl;
-  const int total = walk_chunk_head(g, a0, 0, ka, lane, W, mask, b0, excl);
+  // every slot's product first, then all loads issued before any is used
   std::int64_t at[kRegSortKeys], pa[kRegSortKeys];
 #pragma unroll
   for (int r = 0; r < kRegSortKeys; ++r) {
@@ -464,7 +444,7 @@ KOKKOS_INLINE_FUNCTION void warp_row_keys_values(const Args& g, std::int64_t a0,
 #pragma unroll
   for (int r = 0; r < kRegSortKeys; ++r) {
     key[r] = at[r] >= 0 ? static_cast<O>(g.entB(at[r])) : none;
-    val[r] = at[r] >= 0 ? g.valA(pa[r]) * g.valB(at[r]) : V(0);
+    if constexpr (Values) val[r] = at[r] >= 0 ? g.valA(pa[r]) * g.valB(at[r]) : V(0);
   }
 }
 
@@ -637,7 +617,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
         // the sort of packed (column, product) keys, then summed as staged bitmap rows are
         if (stage && staged_products_end(0, F) <= row_end) {
           V val[kRegSortKeys];
-          warp_row_keys_values<W>(g, a0, static_cast<int>(ka), lane, mask, key, val, none);
+          warp_row_keys<W, true>(g, a0, static_cast<int>(ka), lane, mask, key, val, none);
           bool small = true;
 #pragma unroll
           for (int r = 0; r < kRegSortKeys; ++r)
@@ -663,7 +643,8 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
           }
         }
       }
-      warp_row_keys<W>(g, a0, static_cast<int>(ka), lane, mask, key, none);
+      V unused[kRegSortKeys];  // keys only
+      warp_row_keys<W, false>(g, a0, static_cast<int>(ka), lane, mask, key, unused, none);
       warp_bitonic_sort_keys<W>(key, lane, mask);
       const int unique = warp_emit_sorted_keys<W>(key, none, lane, mask, lg.base, out, Vals ? table : nullptr);
       if (!fill && lane == 0) g.cnt(o) = unique;
