@@ -23,6 +23,13 @@
 
 namespace kkperm::perf {
 
+/// The value of an integer-valued flag, `dflt` when absent; a fraction is refused naming the flag.
+inline int whole_flag(const Options& opt, const char* flag, int dflt) {
+  const double v = opt.get_double(flag, double(dflt));
+  KKPERM_REQUIRE(v == static_cast<double>(static_cast<int>(v)), flag << " " << v << " is not a whole number");
+  return static_cast<int>(v);
+}
+
 inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   kkperm::SpgemmPlanOptions o;
   o.esc.thread_max = static_cast<std::int64_t>(opt.get_double("--esc-thread", 32));
@@ -37,10 +44,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.stash_block_bin = !opt.has("--esc-no-block-stash");
   o.esc.block_rows = !opt.has("--esc-team-block");
   o.esc.warp_row_bitmap = !opt.has("--esc-no-bitmap");
-  const double reg_sort = opt.get_double("--esc-register-sort", double(o.esc.warp_row_register_sort));
-  KKPERM_REQUIRE(reg_sort == static_cast<double>(static_cast<int>(reg_sort)),
-                 "--esc-register-sort " << reg_sort << " is not a whole number");
-  o.esc.warp_row_register_sort = static_cast<int>(reg_sort);
+  o.esc.warp_row_register_sort = whole_flag(opt, "--esc-register-sort", o.esc.warp_row_register_sort);
   o.esc.lazy_slot_map = !opt.has("--esc-eager-slots");  // --esc-lazy-slots: the default, still accepted
   o.esc.fold_thread_bin_below = static_cast<std::int64_t>(opt.get_double("--esc-fold-thread-below", 32768));
   o.esc.numeric_fold_thread_mean = static_cast<std::int64_t>(opt.get_double("--esc-numeric-fold-mean", 16));
@@ -79,10 +83,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
   o.esc.identity_plan = !opt.has("--esc-sort-always");
   o.esc.early_stash_scan = !opt.has("--esc-late-stash-scan");
-  const double plan_lanes = opt.get_double("--esc-plan-lanes", 0);
-  KKPERM_REQUIRE(plan_lanes == static_cast<double>(static_cast<int>(plan_lanes)),
-                 "--esc-plan-lanes " << plan_lanes << " is not a whole number");
-  o.esc.plan_lanes = static_cast<int>(plan_lanes);
+  o.esc.plan_lanes = whole_flag(opt, "--esc-plan-lanes", 0);
   o.esc.plan_row_chunks = !opt.has("--esc-plan-row-threads");
   o.hash_in_validation = !opt.has("--plan-separate-hash");
   o.late_verdict = !opt.has("--plan-validate-first");

@@ -1315,7 +1315,7 @@ class EscSpgemm {
       stats_.register_rows = h(2);
     };
     if (warp_rows_) {
-      const std::int64_t mw = std::max(warp_begin_ < bin_off_[1] ? bin_max_work_[0] : 0, bin_max_work_[1]);
+      const std::int64_t mw = warp_range_max(bin_max_work_);
       const bool stashed = stash_.view().extent(0) > 0;
       const bool block_stashed = stashed && stash_end_ > bin_off_[2];
       if (fill && stashed) {  // single pass: the count pass stashed the rows' columns (and sums)
@@ -1541,6 +1541,11 @@ class EscSpgemm {
     }
   }
 
+  /// The largest of a per-bin statistic (bin_max_work_, bin_max_ka_) over the warp-row range: the
+  /// warp bin, and the thread bin when plan_warp_rows folded it in (warp_begin_ set).
+  std::int64_t warp_range_max(const std::int64_t (&per_bin)[4]) const {
+    return std::max(warp_begin_ < bin_off_[1] ? per_bin[0] : std::int64_t(0), per_bin[1]);
+  }
   /// Whether the warp-row kernels take the warp bin (and the thread bin when it is small).
   /// Whether the symbolic passes use the warp-row kernels (plan_warp_rows).
   bool uses_warp_rows() const { return cfg_.warp_rows && cfg_.team_bin_hash && !cfg_.drop_zeros; }
@@ -1564,10 +1569,9 @@ class EscSpgemm {
     // too wide for the bitmap, so the hash table) set up in 7.37 ms on 8 lanes, 2.46 ms on 16
     // (register-sorted), cuSPARSE ALG1 4.24 ms.
     if (warp_rows_ && cfg_.warp_row_lanes <= 0 && cfg_.warp_row_register_sort > 0 && warp_lanes_ < 32) {
-      const std::int64_t mw = std::max(fold ? bin_max_work_[0] : 0, bin_max_work_[1]);
-      const std::int64_t mk = std::max(fold ? bin_max_ka_[0] : 0, bin_max_ka_[1]);
-      const auto fits = [&](int W) { return mk <= W && mw <= std::int64_t(esc_impl::kRegSortKeys) * W; };
-      if (!fits(warp_lanes_) && fits(2 * warp_lanes_)) warp_lanes_ *= 2;
+      const std::int64_t mw = warp_range_max(bin_max_work_), mk = warp_range_max(bin_max_ka_);
+      if (!esc_impl::reg_sort_fits(mk, mw, warp_lanes_) && esc_impl::reg_sort_fits(mk, mw, 2 * warp_lanes_))
+        warp_lanes_ *= 2;
     }
     // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
     const std::int64_t n0 = bin_off_[1] - bin_off_[0];

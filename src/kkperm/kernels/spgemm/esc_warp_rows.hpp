@@ -416,9 +416,10 @@ KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F
 /// the column-window pass) for such rows.
 inline constexpr int kRegSortKeys = 4;
 
-template <int W>
-KOKKOS_INLINE_FUNCTION bool reg_sort_fits(std::int64_t ka, int F) {
-  return ka <= W && F <= kRegSortKeys * W;
+/// Whether a row of `ka` A entries and F products fits the register sort on W lanes (the kernel's
+/// test, and the plan's lanes rule over a range's largest row).
+KOKKOS_INLINE_FUNCTION bool reg_sort_fits(std::int64_t ka, std::int64_t F, int W) {
+  return ka <= W && F <= std::int64_t(kRegSortKeys) * W;
 }
 
 /// The row's product columns into key[] (reg_sort_fits must hold), and with Values each product's
@@ -487,57 +488,35 @@ KOKKOS_INLINE_FUNCTION void warp_bitonic_sort_keys(O (&key)[kRegSortKeys], int l
   }
 }
 
-/// Distinct keys of a sorted group (warp_bitonic_sort_keys), `none` excluded: their number (on
-/// every lane); each is written in order to out and to table (either may be null). `base`: the
-/// group's first hardware lane (ballot bits are hardware lanes).
-template <int W, class O>
-KOKKOS_INLINE_FUNCTION int warp_emit_sorted_keys(const O (&key)[kRegSortKeys], O none, int lane, unsigned mask,
-                                                 int base, O* out, O* table) {
-  O rot[kRegSortKeys];  // lane l - 1's key r (lane 0: lane W - 1's)
-#pragma unroll
-  for (int r = 0; r < kRegSortKeys; ++r) rot[r] = kkperm::detail::warp_shfl_idx(key[r], (lane + W - 1) & (W - 1), W, mask);
-  const unsigned below = lane == 0 ? 0u : (0xffffffffu >> (32 - lane));
-  const unsigned group = W >= 32 ? 0xffffffffu : ((1u << W) - 1u);
-  int off = 0;
-#pragma unroll
-  for (int r = 0; r < kRegSortKeys; ++r) {
-    const O prev = lane > 0 ? rot[r] : (r > 0 ? rot[r > 0 ? r - 1 : 0] : none);
-    const bool fresh = key[r] != none && key[r] != prev;
-    const unsigned m = (kkperm::detail::warp_ballot(fresh, mask) >> base) & group;
-    if (fresh) {
-      const int pos = off + kkperm::detail::popcount32u(m & below);
-      if (out != nullptr) out[pos] = key[r];
-      if (table != nullptr) table[pos] = key[r];
-    }
-    off += kkperm::detail::popcount32u(m);
-  }
-  return off;
-}
-
-/// warp_emit_sorted_keys for sorted packed keys (kPackNone last): the distinct columns in order
-/// to out, and each product's rank (its column's place among them) to rank_of[product index];
-/// returns the number of distinct columns (on every lane).
-template <int W, class O>
-KOKKOS_INLINE_FUNCTION int warp_emit_packed_keys(const unsigned (&key)[kRegSortKeys], int lane, unsigned mask,
-                                                 int base, O* out, unsigned short* rank_of) {
-  unsigned rot[kRegSortKeys];  // the column of lane l - 1's key r (lane 0: lane W - 1's)
+/// Distinct columns of a sorted group (warp_bitonic_sort_keys), `none` keys (sorted last)
+/// excluded: their number (on every lane). col(key) is a key's column (the key itself, or a packed
+/// key's upper bits; col(none) differs from every real column). Each distinct column is written in
+/// order to out and to table, and each key's rank (its column's place among them) to
+/// rank_of[index(key)]; any of the three may be null. `base`: the group's first hardware lane
+/// (ballot bits are hardware lanes).
+template <int W, class K, class O, class Col, class Index>
+KOKKOS_INLINE_FUNCTION int warp_emit_distinct(const K (&key)[kRegSortKeys], K none, const Col& col, const Index& index,
+                                              int lane, unsigned mask, int base, O* out, O* table,
+                                              unsigned short* rank_of) {
+  K rot[kRegSortKeys];  // the column of lane l - 1's key r (lane 0: lane W - 1's)
 #pragma unroll
   for (int r = 0; r < kRegSortKeys; ++r)
-    rot[r] = kkperm::detail::warp_shfl_idx(key[r] >> 7, (lane + W - 1) & (W - 1), W, mask);
+    rot[r] = kkperm::detail::warp_shfl_idx(col(key[r]), (lane + W - 1) & (W - 1), W, mask);
   const unsigned incl = lane >= 31 ? 0xffffffffu : (0xffffffffu >> (31 - lane));  // lanes <= this one
   const unsigned group = W >= 32 ? 0xffffffffu : ((1u << W) - 1u);
   int off = 0;
 #pragma unroll
   for (int r = 0; r < kRegSortKeys; ++r) {
-    const bool valid = key[r] != kPackNone;
-    const unsigned col = key[r] >> 7;
-    const unsigned prev = lane > 0 ? rot[r] : (r > 0 ? rot[r > 0 ? r - 1 : 0] : kPackNone);
-    const bool fresh = valid && col != prev;
+    const bool valid = key[r] != none;
+    const K c = col(key[r]);
+    const K prev = lane > 0 ? rot[r] : (r > 0 ? rot[r > 0 ? r - 1 : 0] : col(none));
+    const bool fresh = valid && c != prev;
     const unsigned m = (kkperm::detail::warp_ballot(fresh, mask) >> base) & group;
     if (valid) {
       const int rank = off + kkperm::detail::popcount32u(m & incl) - 1;
-      if (fresh) out[rank] = static_cast<O>(col);
-      rank_of[key[r] & 127u] = static_cast<unsigned short>(rank);
+      if (fresh && out != nullptr) out[rank] = static_cast<O>(c);
+      if (fresh && table != nullptr) table[rank] = static_cast<O>(c);
+      if (rank_of != nullptr) rank_of[index(key[r])] = static_cast<unsigned short>(rank);
     }
     off += kkperm::detail::popcount32u(m);
   }
@@ -608,7 +587,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
     // register sort (reg_sort 1: instead of the hash table; 2: before the bitmap too, except in
     // the valued count pass, whose bitmap rows sum their values from staged products; 3: before
     // the bitmap in every pass)
-    const bool reg = reg_sort > 0 && reg_sort_fits<W>(ka, F);
+    const bool reg = reg_sort > 0 && reg_sort_fits(ka, F, W);
     const auto reg_row = [&]() {
       O key[kRegSortKeys];
       const O none = Kokkos::Experimental::finite_max<O>::value;
@@ -632,7 +611,9 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
               pk[r] = t < F ? (static_cast<unsigned>(key[r]) << 7) | static_cast<unsigned>(t) : kPackNone;
             }
             warp_bitonic_sort_keys<W>(pk, lane, mask);
-            const int unique = warp_emit_packed_keys<W>(pk, lane, mask, lg.base, out, sp.col);
+            const int unique = warp_emit_distinct<W>(
+                pk, kPackNone, [](const unsigned k) { return k >> 7; }, [](const unsigned k) { return k & 127u; },
+                lane, mask, lg.base, out, static_cast<O*>(nullptr), sp.col);
             if (lane == 0) g.cnt(o) = unique;
             if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows + 2, 1);
             kkperm::detail::sync_warp_lanes(mask);  // staged values and ranks, read by every lane below
@@ -646,7 +627,9 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
       V unused[kRegSortKeys];  // keys only
       warp_row_keys<W, false>(g, a0, static_cast<int>(ka), lane, mask, key, unused, none);
       warp_bitonic_sort_keys<W>(key, lane, mask);
-      const int unique = warp_emit_sorted_keys<W>(key, none, lane, mask, lg.base, out, Vals ? table : nullptr);
+      const int unique = warp_emit_distinct<W>(
+          key, none, [](const O k) { return k; }, [](const O) { return 0; }, lane, mask, lg.base, out,
+          Vals ? table : nullptr, static_cast<unsigned short*>(nullptr));
       if (!fill && lane == 0) g.cnt(o) = unique;
       // tests: bitmap_rows[2] counts the rows of the register sort
       if (bitmap_rows != nullptr && lane == 0) Kokkos::atomic_add(bitmap_rows + 2, 1);
