@@ -589,6 +589,13 @@ TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
     const auto ref = reference_multiply(cs.A, cs.B);
     const auto work = kkperm::spgemm::reference_row_work(cs.A, cs.B);
     const auto dA = kkperm::to_device<Matrix>(cs.A), dB = kkperm::to_device<Matrix>(cs.B);
+    // rows that fit the registers on W lanes: at most W entries of A, at most 4W products
+    const auto fitting = [&](int W) {
+      std::int64_t n = 0;
+      for (int i = 0; i < cs.A.num_rows; ++i)
+        n += cs.A.row_map[i + 1] - cs.A.row_map[i] <= W && work[i] <= 4 * std::int64_t(W);
+      return n;
+    };
     for (const int reg : {0, 1, 2, 3})
       for (const bool bitmap : {true, false})
         for (const int lanes : {0, 8, 16, 32})
@@ -613,9 +620,7 @@ TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
             // the rows that fit the registers with the count pass's lanes
             const int W = st.warp_row_lanes;
             ASSERT_TRUE(W == 1 || W == 8 || W == 16 || W == 32) << what << ": lanes " << W;
-            std::int64_t fit = 0;
-            for (int i = 0; i < cs.A.num_rows; ++i)
-              fit += cs.A.row_map[i + 1] - cs.A.row_map[i] <= W && work[i] <= 4 * std::int64_t(W);
+            const std::int64_t fit = fitting(W);
             if (reg == 0) {
               EXPECT_EQ(st.register_rows, 0) << what;
             } else if (reg >= 2 || !bitmap) {  // every row that fits is sorted in registers
@@ -646,13 +651,7 @@ TEST(EscSpgemm, RegisterSortedRowsMatchReference) {
             EXPECT_TRUE(kkperm::check_crs(one.C()).ok()) << what;
             const auto& so = one.stats();
             if (stash != 0) EXPECT_EQ(so.setup_valued_rows >= so.warp_row_rows, true) << what;
-            if (reg == 3 && stash != 0) {
-              std::int64_t fit1 = 0;
-              const int W1 = so.warp_row_lanes;
-              for (int i = 0; i < cs.A.num_rows; ++i)
-                fit1 += cs.A.row_map[i + 1] - cs.A.row_map[i] <= W1 && work[i] <= 4 * std::int64_t(W1);
-              EXPECT_EQ(so.register_rows, fit1) << "setup [" + what + "]";
-            }
+            if (reg == 3 && stash != 0) EXPECT_EQ(so.register_rows, fitting(so.warp_row_lanes)) << "setup [" + what + "]";
           }
   }
 }
