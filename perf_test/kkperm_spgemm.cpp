@@ -1,6 +1,7 @@
 // kkperm_spgemm: times every SpGEMM candidate of the registry on A², AP and R(AP) (P a
 // smoothed-aggregation prolongator of A, R = Pᵀ): symbolic, first numeric, numeric-reuse median
-// (device events after warm-up), reorder and restore times separately, nnz(C), Σ|C| checksum.
+// (device events after warm-up), reorder and restore times separately, nnz(C), Σ|C| checksum, and
+// the byte floor (A, B read once, C written once) with the setup's and re-setup's % of its rate.
 // Candidates the guard skips are recorded with the reason. JSON/CSV for the trainer.
 #include <algorithm>
 #include <iostream>
@@ -16,14 +17,14 @@ using Matrix64 = kkperm::Crs<double, int, kkperm::DefaultDevice, std::int64_t>;
 /// time_product with the offset width --offsets asks for (recorded as offset_bits).
 nlohmann::json time_any(const kkperm::perf::Options& opt, kkperm::SpgemmCandidate c,
                         const Matrix& A, const Matrix& B, const std::string& name,
-                        const std::string& label, const kkperm::SpgemmPlanOptions& po) {
+                        const std::string& label, const kkperm::SpgemmPlanOptions& po, double peak) {
   nlohmann::json r;
   if (kkperm::perf::offset_bits_for(opt, c, A, B) == 64) {
     r = kkperm::perf::time_product(opt, c, kkperm::perf::with_offset64<Matrix64>(A),
-                                   kkperm::perf::with_offset64<Matrix64>(B), name, label, po);
+                                   kkperm::perf::with_offset64<Matrix64>(B), name, label, po, peak);
     r["offset_bits"] = 64;
   } else {
-    r = kkperm::perf::time_product(opt, c, A, B, name, label, po);
+    r = kkperm::perf::time_product(opt, c, A, B, name, label, po, peak);
     r["offset_bits"] = 32;
   }
   return r;
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
   if (!kkperm::perf::spgemm_options_or_report(opt, po)) return 2;
   kkperm::perf::ResultWriter out(opt, tool);
   out.set_meta("device", kkperm::perf::device_name());
+  double peak = 0.0;
+  if (!kkperm::perf::peak_gbs_or_report(opt, out, peak)) return 2;
   kkperm::perf::set_guard_meta(out, po);
   out.set_meta("esc_slot_map_limit_bytes", po.esc.slot_map_limit_bytes);
   out.set_meta("esc_team_bin_hash", po.esc.team_bin_hash);
@@ -117,10 +120,10 @@ int main(int argc, char** argv) {
         if (!kkperm::perf::selected(opt, kkperm::to_string(c))) continue;
         nlohmann::json r;
         if (prod == "A2") {
-          r = time_any(opt, c, A, A, src.name, "A2", po);
+          r = time_any(opt, c, A, A, src.name, "A2", po, peak);
         } else if ((prod == "AP" || prod == "RAP") && have_p) {
-          r = prod == "AP" ? time_any(opt, c, A, P, src.name, "AP", po)
-                           : time_any(opt, c, R, AP, src.name, "RAP", po);
+          r = prod == "AP" ? time_any(opt, c, A, P, src.name, "AP", po, peak)
+                           : time_any(opt, c, R, AP, src.name, "RAP", po, peak);
         } else {
           r = {{"matrix", src.name}, {"product", prod}, {"candidate", kkperm::to_string(c)},
                {"status", "error"}, {"reason", have_p ? "unknown product" : "no prolongator"}};
@@ -130,7 +133,8 @@ int main(int argc, char** argv) {
         if (r["status"] == "ok")
           std::cerr << " sym " << r["symbolic_ms"].get<double>() << " ms, num "
                     << r["numeric_ms"].get<double>() << " ms, reuse "
-                    << r["numeric_reuse_ms"].get<double>() << " ms, nnz(C) " << r["nnz_c"];
+                    << r["numeric_reuse_ms"].get<double>() << " ms, nnz(C) " << r["nnz_c"] << ", setup at "
+                    << r.value("setup_pct_floor", 0.0) << " % of the byte floor";
         else
           std::cerr << " (" << r["reason"].get<std::string>() << ")";
         std::cerr << "\n";

@@ -28,19 +28,6 @@ const kkperm::perf::ToolSpec kSpec{
      {"--seed", "S", "seed of the random x and y", "12345"},
      {"--list", "", "print the candidates available on this build and exit"}}};
 
-/// Device-to-device copy bandwidth (read + write bytes / median time), the practical peak.
-double measure_copy_gbs(int repeat) {
-  const std::size_t bytes = kkperm::spmv::is_gpu_space<kkperm::DefaultExecSpace>()
-                                ? (std::size_t(1) << 30)
-                                : (std::size_t(1) << 27);
-  const std::size_t n = bytes / sizeof(double);
-  Kokkos::View<double*, kkperm::DefaultDevice> a("kkperm::peak::a", n), b("kkperm::peak::b", n);
-  Kokkos::deep_copy(a, 1.0);
-  const auto s = kkperm::time_median(
-      [&] { Kokkos::deep_copy(kkperm::DefaultExecSpace(), b, a); }, 2, std::max(3, repeat));
-  return 2.0 * static_cast<double>(bytes) / (s.median_ms * 1e-3) / 1e9;
-}
-
 template <class T>
 void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
                 const kkperm::HostCsr<double, int, std::int64_t>& g, double peak_gbs,
@@ -193,14 +180,7 @@ int main(int argc, char** argv) {
   }
   kkperm::perf::ResultWriter out(opt, kSpec);
   double peak = 0.0;
-  if (opt.has("--peak-gbs")) {
-    peak = opt.get_double("--peak-gbs", 0.0);
-    out.set_meta("peak_gbs_source", "--peak-gbs");
-  } else {
-    peak = measure_copy_gbs(opt.repeat);
-    out.set_meta("peak_gbs_source", "measured device-to-device copy (read+write bytes)");
-  }
-  out.set_meta("peak_gbs", peak);
+  if (!kkperm::perf::peak_gbs_or_report(opt, out, peak)) return 2;
   std::cerr << "kkperm_spmv on " << out.meta()["device"].get<std::string>() << ", peak "
             << peak << " GB/s" << std::endl;
   const std::string prec = opt.get("--precision", "f64");

@@ -58,6 +58,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes16-below", double(o.esc.symbolic_lanes16_below)));
   o.esc.symbolic_lanes8_from =
       static_cast<std::int64_t>(opt.get_double("--esc-symbolic-lanes8-from", double(o.esc.symbolic_lanes8_from)));
+  o.esc.numeric_lanes16_from =
+      static_cast<std::int64_t>(opt.get_double("--esc-numeric-lanes16-from", double(o.esc.numeric_lanes16_from)));
   const double stash_mib = opt.get_double("--esc-stash-mib", -1);
   if (stash_mib >= 0) o.esc.stash_limit_bytes = static_cast<std::size_t>(stash_mib * 1048576.0);
   const double slot_mib = opt.get_double("--esc-slot-map-mib", -1);
@@ -137,6 +139,22 @@ inline void add_pool_usage(nlohmann::json& r) {
   r["pool_used_high_mib"] = static_cast<double>(u.used_high_bytes) / 1048576.0;
 }
 
+/// The byte floor in a result record: `<prefix>floor_mb` (kkperm::spgemm_byte_floor, summed over
+/// the products it covers) and, for each time `<name>_ms` in `timed`, `<name>_pct_floor`: the
+/// floor's time at `peak_gbs` over the measured time, in % (no % when peak_gbs is 0).
+inline void add_floor(nlohmann::json& r, const std::string& prefix, double floor_bytes, double peak_gbs,
+                      std::initializer_list<const char*> timed) {
+  r[prefix + "floor_mb"] = floor_bytes / 1e6;
+  if (peak_gbs <= 0) return;
+  const double floor_ms = floor_bytes / (peak_gbs * 1e9) * 1e3;
+  r[prefix + "floor_us"] = floor_ms * 1e3;
+  for (const char* key : timed) {
+    const std::string k = key;
+    if (!r.contains(k) || !r[k].is_number() || r[k].get<double>() <= 0) continue;
+    r[k.substr(0, k.size() - 3) + "_pct_floor"] = 100.0 * floor_ms / r[k].get<double>();
+  }
+}
+
 /// The same matrix with 64-bit offsets (row_map converted on the device; entries and values
 /// shared), for products whose nnz(C) may exceed 2^31 - 1.
 template <class Matrix64, class Matrix>
@@ -167,7 +185,9 @@ int offset_bits_for(const Options& opt, kkperm::SpgemmCandidate c, const Matrix&
 }
 
 inline std::vector<ExtraFlag> spgemm_extra_flags() {
-  return {{"--pool-retain-mib", "N",
+  return {{"--peak-gbs", "X",
+           "peak bandwidth in GB/s for the % of the byte floor (default: a measured device-to-device copy)"},
+          {"--pool-retain-mib", "N",
            "bytes (MiB) kkperm's CUDA plan pool may hold, in use and free, before it returns free memory "
            "at synchronizations (default: a quarter of the device's memory, at least 1024; 1024 before "
            "session 37)"},
@@ -302,6 +322,11 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
           {"--esc-symbolic-lanes8-from", "N",
            "ESC warp-row symbolic passes (automatic lanes): 8 lanes a row when the range's rows average at "
            "least N products and fewer than --esc-symbolic-lanes16-below (0: never; session 33)", "64"},
+          {"--esc-numeric-lanes16-from", "N",
+           "ESC first (search) numeric's warp-row launch (automatic lanes): at least 16 lanes a row when the "
+           "range's rows average at least N products (0: never, the rule before session 40: 8 lanes up to "
+           "a mean of 128)",
+           "32"},
           {"--esc-late-stash-scan", "",
            "ESC: the count pass's stash offsets are scanned after the bin plan's read-back (default "
            "since session 32: a row-order scan enqueued behind the read-back serves plans that keep "
@@ -376,11 +401,12 @@ inline double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-/// Times `candidate` on C = A·B. `label` names the product (A2, AP, RAP...).
+/// Times `candidate` on C = A·B. `label` names the product (A2, AP, RAP...); `peak_gbs` (0: none)
+/// gives the setup's and the re-setup's % of the byte floor (add_floor).
 template <class Matrix>
 nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const Matrix& A,
                             const Matrix& B, const std::string& matrix, const std::string& label,
-                            const kkperm::SpgemmPlanOptions& po) {
+                            const kkperm::SpgemmPlanOptions& po, double peak_gbs) {
   nlohmann::json r;
   r["matrix"] = matrix;
   r["product"] = label;
@@ -440,6 +466,7 @@ nlohmann::json time_product(const Options& opt, kkperm::SpgemmCandidate c, const
     r["reorder_ms"] = plan->reorder_ms();
     r["restore_ms"] = plan->restore_ms();
     r["nnz_c"] = plan->C().nnz();
+    add_floor(r, "", kkperm::spgemm_byte_floor(A, B, plan->C()), peak_gbs, {"setup_ms", "numeric_reuse_ms"});
     r["extra_bytes"] = plan->extra_bytes();
     r["details"] = plan->details();
     r["reuses_structure"] = kkperm::info(c).numeric_reuses_structure;

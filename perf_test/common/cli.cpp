@@ -13,6 +13,8 @@
 #include <stdexcept>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/timing.hpp"
+#include "kkperm/core/types.hpp"
 #include "kkperm/core/version.hpp"
 #include "kkperm/gen/generators.hpp"
 #include "kkperm/io/matrix_market.hpp"
@@ -321,6 +323,36 @@ ResultWriter::ResultWriter(const Options& opt, const ToolSpec& spec)
 }
 
 void ResultWriter::add(const nlohmann::json& record) { records_.push_back(record); }
+
+double measure_copy_gbs(int repeat) {
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename kkperm::DefaultDevice::memory_space>::accessible;
+  const std::size_t bytes = host ? (std::size_t(1) << 27) : (std::size_t(1) << 30);
+  const std::size_t n = bytes / sizeof(double);
+  Kokkos::View<double*, kkperm::DefaultDevice> a("kkperm::peak::a", n), b("kkperm::peak::b", n);
+  Kokkos::deep_copy(a, 1.0);
+  const auto s = kkperm::time_median(
+      [&] { Kokkos::deep_copy(kkperm::DefaultExecSpace(), b, a); }, 2, std::max(3, repeat));
+  return 2.0 * static_cast<double>(bytes) / (s.median_ms * 1e-3) / 1e9;
+}
+
+bool peak_gbs_or_report(const Options& opt, ResultWriter& out, double& peak) {
+  if (opt.has("--peak-gbs")) {
+    try {
+      peak = opt.get_double("--peak-gbs", 0.0);  // throws on a non-number
+      KKPERM_REQUIRE(peak > 0, "perf_test: --peak-gbs must be a positive number of GB/s, got " << peak);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << e.what() << "\n";
+      return false;
+    }
+    out.set_meta("peak_gbs_source", "--peak-gbs");
+  } else {
+    peak = measure_copy_gbs(opt.repeat);
+    out.set_meta("peak_gbs_source", "measured device-to-device copy (read+write bytes)");
+  }
+  out.set_meta("peak_gbs", peak);
+  return true;
+}
 
 void ResultWriter::set_meta(const std::string& key, const nlohmann::json& value) {
   meta_[key] = value;

@@ -157,4 +157,14 @@ class ResultWriter {
   std::vector<nlohmann::json> records_;
 };
 
+/// Device-to-device copy bandwidth in GB/s (read + write bytes over the median time of a copy of
+/// 1 GiB on a GPU, 128 MiB on a host backend): the practical peak that "% of the byte floor"
+/// divides by.
+double measure_copy_gbs(int repeat);
+
+/// The peak for "% of the byte floor" into `peak`: --peak-gbs X when given (the tool must list
+/// that flag), else measure_copy_gbs(opt.repeat); records it and its source in `out`'s meta
+/// (peak_gbs, peak_gbs_source). False, with the reason on stderr, when --peak-gbs is not positive.
+bool peak_gbs_or_report(const Options& opt, ResultWriter& out, double& peak);
+
 }  // namespace kkperm::perf

@@ -49,6 +49,25 @@ TEST(SpgemmCandidates, EveryCandidateMatchesReference) {
   check_all(random_csr(6, 5, 1, 3, seed + 6), random_csr(5, 0, 0, 0, 1), "0 columns");
 }
 
+// The byte floor of C = A·B counts each of A, B and C once (row offsets, columns, values): here
+// against the byte sizes of the host arrays of a product made by the candidates' reference.
+TEST(SpgemmCandidates, ByteFloorCountsEachMatrixOnce) {
+  const auto seed = kkperm::test::fresh_seed();
+  const Host hA = random_csr(70, 40, 0, 9, seed), hB = random_csr(40, 55, 1, 6, seed + 1);
+  const Host hC = reference_multiply(hA, hB).C;
+  const auto bytes = [](const Host& h) {
+    return static_cast<double>(h.row_map.size() * sizeof(int) + h.entries.size() * sizeof(int) +
+                               h.values.size() * sizeof(double));
+  };
+  const double want = bytes(hA) + bytes(hB) + bytes(hC);
+  EXPECT_EQ(kkperm::spgemm_byte_floor(kkperm::to_device<Matrix>(hA), kkperm::to_device<Matrix>(hB),
+                                      kkperm::to_device<Matrix>(hC)),
+            want);
+  // 64-bit offsets count 8 bytes a row offset; empty operands still count their row offsets
+  EXPECT_EQ(kkperm::spgemm_byte_floor(70, 100, 40, 50, 30, 8, 4, 8), 71.0 * 8 + 100 * 12 + 41.0 * 8 + 50 * 12 + 71.0 * 8 + 30 * 12);
+  EXPECT_EQ(kkperm::spgemm_byte_floor(0, 0, 0, 0, 0, 8, 4, 4), 12.0);
+}
+
 TEST(SpgemmCandidates, KkCandidatesAreOfferedOnThisBuild) {
   // KK 3.4's SpGEMM is part of the menu on Serial and, with cmake/patches/0005 in KK, on CUDA
   // (configure with -DKKPERM_DISABLE_KK_SPGEMM_ON_CUDA=ON only for comparison runs).

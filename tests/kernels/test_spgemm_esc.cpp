@@ -415,9 +415,11 @@ TEST(EscSpgemm, RowsCrossingEveryBinMatchReference) {
     const auto want_lanes = [&](bool numeric) {
       return host ? 1
                   : (cfg.warp_row_lanes > 0 ? cfg.warp_row_lanes
-                                            : kkperm::spgemm::esc_impl::warp_row_lanes_for(
-                                                  folded ? 1568 : 1504, folded ? 7 : 3, numeric,
-                                                  cfg.symbolic_lanes16_below, cfg.symbolic_lanes8_from));
+                  : numeric   ? kkperm::spgemm::esc_impl::numeric_warp_row_lanes_for(
+                                    folded ? 1568 : 1504, folded ? 7 : 3, cfg.numeric_lanes16_from)
+                              : kkperm::spgemm::esc_impl::warp_row_lanes_for(folded ? 1568 : 1504, folded ? 7 : 3,
+                                                                             cfg.symbolic_lanes16_below,
+                                                                             cfg.symbolic_lanes8_from));
     };
     EXPECT_EQ(s.warp_row_lanes, warp_rows ? want_lanes(false) : 0) << what;
     if (variant % 4 >= 2)  // search numeric: the first numeric ran the warp-row kernel too
@@ -1010,33 +1012,51 @@ TEST(EscSpgemm, AnalysisLanesGiveTheSamePlan) {
 
 // The automatic lanes a row of the warp-row kernels: the symbolic passes take 16 lanes below
 // EscConfig::symbolic_lanes16_below products a row on average (128 since session 32) and 32 from
-// there; the first numeric about 16 products a lane, 8 to 32 lanes; no rows: 32.
+// there; the first numeric about 16 products a lane, 8 to 32 lanes, at least 16 from a mean of
+// EscConfig::numeric_lanes16_from; no rows: 32.
 TEST(EscSpgemm, WarpRowLanesRule) {
   using kkperm::spgemm::esc_impl::warp_row_lanes_for;
-  EXPECT_EQ(warp_row_lanes_for(48 * 10, 10, false), 16);  // the 3D 7-point A²'s mean
-  EXPECT_EQ(warp_row_lanes_for(63 * 10 + 9, 10, false), 16);
-  EXPECT_EQ(warp_row_lanes_for(64 * 10, 10, false), 8);
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false), 8);  // the 2D 5-point R(AP)'s mean
-  EXPECT_EQ(warp_row_lanes_for(127 * 10 + 9, 10, false), 8);
-  EXPECT_EQ(warp_row_lanes_for(128 * 10, 10, false), 32);
-  EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, false), 32);  // the 3D 7-point R(AP)'s
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 128, 0), 16);  // 8 lanes off: session 32's rule
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64, 0), 32);   // session 31's threshold
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 64), 32);      // no 8-lane band below 64
-  EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, false, 64), 16);
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, false, 0), 32);  // 0: always a warp a row
-  EXPECT_EQ(warp_row_lanes_for(100 * 10, 10, false, 128, 96), 8);
-  EXPECT_EQ(warp_row_lanes_for(90 * 10, 10, false, 128, 96), 16);
-  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, true), 8);
-  EXPECT_EQ(warp_row_lanes_for(200 * 10, 10, true), 16);
-  EXPECT_EQ(warp_row_lanes_for(322 * 10, 10, true), 32);
-  EXPECT_EQ(warp_row_lanes_for(0, 0, false), 32);
+  EXPECT_EQ(warp_row_lanes_for(48 * 10, 10), 16);  // the 3D 7-point A²'s mean
+  EXPECT_EQ(warp_row_lanes_for(63 * 10 + 9, 10), 16);
+  EXPECT_EQ(warp_row_lanes_for(64 * 10, 10), 8);
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10), 8);  // the 2D 5-point R(AP)'s mean
+  EXPECT_EQ(warp_row_lanes_for(127 * 10 + 9, 10), 8);
+  EXPECT_EQ(warp_row_lanes_for(128 * 10, 10), 32);
+  EXPECT_EQ(warp_row_lanes_for(322 * 10, 10), 32);  // the 3D 7-point R(AP)'s
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, 128, 0), 16);  // 8 lanes off: session 32's rule
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, 64, 0), 32);   // session 31's threshold
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, 64), 32);      // no 8-lane band below 64
+  EXPECT_EQ(warp_row_lanes_for(63 * 10, 10, 64), 16);
+  EXPECT_EQ(warp_row_lanes_for(74 * 10, 10, 0), 32);  // 0: always a warp a row
+  EXPECT_EQ(warp_row_lanes_for(100 * 10, 10, 128, 96), 8);
+  EXPECT_EQ(warp_row_lanes_for(90 * 10, 10, 128, 96), 16);
+  EXPECT_EQ(warp_row_lanes_for(0, 0), 32);
+  // the first numeric: 8 lanes below a mean of numeric_lanes16_from (32 since session 40), 16 up to
+  // 256 (about 16 products a lane), 32 above
+  using kkperm::spgemm::esc_impl::numeric_warp_row_lanes_for;
+  EXPECT_EQ(numeric_warp_row_lanes_for(25 * 10, 10), 8);  // the 2D 5-point A²'s mean
+  EXPECT_EQ(numeric_warp_row_lanes_for(31 * 10 + 9, 10), 8);
+  EXPECT_EQ(numeric_warp_row_lanes_for(32 * 10, 10), 16);
+  EXPECT_EQ(numeric_warp_row_lanes_for(48 * 10, 10), 16);  // the 3D 7-point A²'s
+  EXPECT_EQ(numeric_warp_row_lanes_for(74 * 10, 10), 16);
+  EXPECT_EQ(numeric_warp_row_lanes_for(200 * 10, 10), 16);
+  EXPECT_EQ(numeric_warp_row_lanes_for(256 * 10, 10), 16);
+  EXPECT_EQ(numeric_warp_row_lanes_for(257 * 10, 10), 32);
+  EXPECT_EQ(numeric_warp_row_lanes_for(322 * 10, 10), 32);
+  EXPECT_EQ(numeric_warp_row_lanes_for(74 * 10, 10, 0), 8);  // 0: the rule before session 40
+  EXPECT_EQ(numeric_warp_row_lanes_for(128 * 10, 10, 0), 8);
+  EXPECT_EQ(numeric_warp_row_lanes_for(129 * 10, 10, 0), 16);
+  EXPECT_EQ(numeric_warp_row_lanes_for(48 * 10, 10, 64), 8);
+  EXPECT_EQ(numeric_warp_row_lanes_for(0, 0), 32);
   EscConfig bad;
   bad.symbolic_lanes16_below = -1;
   EXPECT_THROW(EscSpgemm<Matrix>{bad}, std::invalid_argument);
   EscConfig bad8;
   bad8.symbolic_lanes8_from = -1;
   EXPECT_THROW(EscSpgemm<Matrix>{bad8}, std::invalid_argument);
+  EscConfig bad_numeric16;
+  bad_numeric16.numeric_lanes16_from = -1;
+  EXPECT_THROW(EscSpgemm<Matrix>{bad_numeric16}, std::invalid_argument);
   EscConfig bad_blocks;
   bad_blocks.numeric_min_blocks = 6;
   EXPECT_THROW(EscSpgemm<Matrix>{bad_blocks}, std::invalid_argument);

@@ -43,4 +43,34 @@ inline double spmv_byte_floor(std::int64_t num_rows, std::int64_t num_cols, std:
 /// Flops of one SpMV: 2 per nonzero (multiply + add); the alpha/beta scaling is not counted.
 inline double spmv_flops(std::int64_t nnz) { return 2.0 * static_cast<double>(nnz); }
 
+/// Bytes of one CSR matrix: row offsets (rows + 1), column indices and values.
+inline double crs_bytes(std::int64_t num_rows, std::int64_t nnz, std::size_t value_bytes,
+                        std::size_t ordinal_bytes, std::size_t offset_bytes) {
+  return static_cast<double>(num_rows + 1) * static_cast<double>(offset_bytes) +
+         static_cast<double>(nnz) * static_cast<double>(value_bytes + ordinal_bytes);
+}
+
+/**
+ * @brief Minimum bytes one SpGEMM C = A*B must move: A and B read once, C written once (row
+ * offsets, columns, values). The same count bounds a numeric-only recomputation, which reads A,
+ * B and C's structure and writes C's values. Re-reading B's rows once per product, the
+ * expansion's intermediate products and any scratch are the algorithm's cost, not the floor's.
+ */
+inline double spgemm_byte_floor(std::int64_t rows_a, std::int64_t nnz_a, std::int64_t rows_b,
+                                std::int64_t nnz_b, std::int64_t nnz_c, std::size_t value_bytes,
+                                std::size_t ordinal_bytes, std::size_t offset_bytes) {
+  return crs_bytes(rows_a, nnz_a, value_bytes, ordinal_bytes, offset_bytes) +
+         crs_bytes(rows_b, nnz_b, value_bytes, ordinal_bytes, offset_bytes) +
+         crs_bytes(rows_a, nnz_c, value_bytes, ordinal_bytes, offset_bytes);
+}
+
+/// spgemm_byte_floor of C = A*B for KokkosSparse::CrsMatrix-like A, B and C (value, ordinal and
+/// offset widths from A's types).
+template <class Matrix>
+double spgemm_byte_floor(const Matrix& A, const Matrix& B, const Matrix& C) {
+  return spgemm_byte_floor(A.numRows(), A.nnz(), B.numRows(), B.nnz(), C.nnz(),
+                           sizeof(typename Matrix::value_type), sizeof(typename Matrix::ordinal_type),
+                           sizeof(typename Matrix::size_type));
+}
+
 }  // namespace kkperm

@@ -205,8 +205,8 @@ struct EscConfig {
   /// holds this × 32 / lanes rows.
   int warp_rows_per_team = 8;
   /// Lanes per row of the warp-row kernels: 8, 16 or 32 (a warp per row); 0 = automatic from
-  /// the mean work of the range, separately for the symbolic passes and the first numeric
-  /// (esc_impl::warp_row_lanes_for). On host backends always 1.
+  /// the mean work of the range, separately for the symbolic passes (esc_impl::warp_row_lanes_for)
+  /// and the first numeric (esc_impl::numeric_warp_row_lanes_for). On host backends always 1.
   int warp_row_lanes = 0;
   /// Automatic lanes of the symbolic passes (warp_row_lanes 0): 16 (8 from symbolic_lanes8_from
   /// on) when the range's rows average fewer products than this, else 32
@@ -219,6 +219,10 @@ struct EscConfig {
   /// Lanes per row of the first (search) numeric's warp-row launch alone (8, 16 or 32; 0: as
   /// warp_row_lanes says). For measurements.
   int numeric_warp_row_lanes = 0;
+  /// Automatic lanes of the first (search) numeric: at least 16 (instead of 8) when its range's rows
+  /// average at least this many products; 0: never, the rule before session 40 (8 lanes up to a
+  /// mean of 128). esc_impl::numeric_warp_row_lanes_for says what was measured.
+  std::int64_t numeric_lanes16_from = 32;
   /// The searching numerics' warp-row launch sums a row's products in C's values with global
   /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
@@ -633,6 +637,8 @@ class EscSpgemm {
                    "kkperm::spgemm::EscConfig: numeric_min_blocks " << c.numeric_min_blocks << " is not 4 or 5");
     KKPERM_REQUIRE(c.symbolic_lanes8_from >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes8_from " << c.symbolic_lanes8_from << " is negative");
+    KKPERM_REQUIRE(c.numeric_lanes16_from >= 0,
+                   "kkperm::spgemm::EscConfig: numeric_lanes16_from " << c.numeric_lanes16_from << " is negative");
     KKPERM_REQUIRE(c.symbolic_lanes16_below >= 0,
                    "kkperm::spgemm::EscConfig: symbolic_lanes16_below " << c.symbolic_lanes16_below
                                                                         << " is negative");
@@ -1560,7 +1566,7 @@ class EscSpgemm {
     stats_.warp_row_rows = warp_rows_ ? bin_off_[2] - warp_begin_ : 0;
     range_work_ = warp_rows_ ? bin_sum_work_[1] + (fold ? bin_sum_work_[0] : 0) : 0;
     warp_lanes_ = cfg_.warp_row_lanes > 0 ? cfg_.warp_row_lanes
-                                          : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows, false,
+                                          : esc_impl::warp_row_lanes_for(range_work_, stats_.warp_row_rows,
                                                                          cfg_.symbolic_lanes16_below,
                                                                          cfg_.symbolic_lanes8_from);
     // register sort (warp_row_register_sort): when the range's rows do not all fit the registers
@@ -1581,7 +1587,8 @@ class EscSpgemm {
     const std::int64_t numeric_work = warp_rows_ ? bin_sum_work_[1] + (nfold ? bin_sum_work_[0] : 0) : 0;
     numeric_lanes_ = cfg_.numeric_warp_row_lanes > 0 ? cfg_.numeric_warp_row_lanes
                      : cfg_.warp_row_lanes > 0       ? cfg_.warp_row_lanes
-                                                     : esc_impl::warp_row_lanes_for(numeric_work, bin_off_[2] - numeric_begin_, true);
+                                                     : esc_impl::numeric_warp_row_lanes_for(numeric_work, bin_off_[2] - numeric_begin_,
+                                                                                            cfg_.numeric_lanes16_from);
   }
 
   /// Single-pass symbolic of the warp-row range, and of the block bin with

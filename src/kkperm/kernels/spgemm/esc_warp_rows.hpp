@@ -184,16 +184,27 @@ RowGroups warp_row_groups(std::size_t per_row, int lanes, int max_warps) {
 /// rounds with fewer lanes) went 2.68 / 2.64 -> 3.30 / 3.29 ms symbolic, and products above a
 /// mean of 128 much slower (3D 7-point R(AP) setup 0.86 -> 1.47 ms).
 /// Hence 8 lanes from a mean of `lanes8_from` (64; 0: never) up to lanes16_below.
-inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, bool numeric, std::int64_t lanes16_below = 128,
+inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, std::int64_t lanes16_below = 128,
                               std::int64_t lanes8_from = 64) {
   if (rows <= 0) return 32;
   const std::int64_t mean = work / rows;
-  if (!numeric) {
-    if (mean >= lanes16_below) return 32;
-    return lanes8_from > 0 && mean >= lanes8_from ? 8 : 16;
-  }
+  if (mean >= lanes16_below) return 32;
+  return lanes8_from > 0 && mean >= lanes8_from ? 8 : 16;
+}
+
+/// Automatic lanes a row of the first (searching) numeric's warp-row launch, from the mean work
+/// `work / rows` of its range: about 16 products a lane, 8 to 32 lanes, and at least 16 from a mean
+/// of `lanes16_from` (EscConfig::numeric_lanes16_from; 0: never); no rows: 32.
+/// Until session 40 the band below 16 reached a mean of 128. Session 39's H100 runs 321 and 323
+/// (--esc-numeric-lanes 16 against that rule, both orders) took the 3D 7-point A² setup (mean 48)
+/// 1.622 / 1.627 -> 1.510 / 1.543 ms and the uniform 10^6 x 6 A² (mean 36) 2.543 / 2.569 -> 2.011 /
+/// 1.983 ms; the 3D 27-point AP (mean 118) 0.721 / 0.793 -> 0.723 / 0.714 ms; the 2D A² (mean 25)
+/// 0.692 / 0.711 -> 0.708 / 0.709 ms, so it keeps 8.
+inline int numeric_warp_row_lanes_for(std::int64_t work, std::int64_t rows, std::int64_t lanes16_from = 32) {
+  if (rows <= 0) return 32;
+  const std::int64_t mean = work / rows;
   const std::int64_t per_lane = (mean + 15) / 16;
-  int L = 8;
+  int L = lanes16_from > 0 && mean >= lanes16_from ? 16 : 8;
   while (L < 32 && L < per_lane) L *= 2;
   return L;
 }
