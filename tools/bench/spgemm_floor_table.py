@@ -80,6 +80,8 @@ for m, mn in enumerate(mats):
                 fmt(med([r.get('setup_pct_floor') for r in rs]), '%.1f'),
                 fmt(med([r.get('numeric_reuse_ms') for r in rs])),
                 fmt(med([r.get('numeric_reuse_pct_floor') for r in rs]), '%.1f')))
+if not any(amg):  # an A²-only set: no kkperm_amg runs
+    sys.exit(0)
 print()
 print('| matrix | candidate | R(AP) floor µs | R(AP) setup ms | % | AP + R(AP) floor µs | setup ms | % | '
       're-setup ms | % |')
