@@ -103,6 +103,19 @@ class SpmmCandidates : public ::testing::Test {};
 using Scalars = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(SpmmCandidates, Scalars);
 
+// The SpMM byte floor: A's row offsets, columns and values once, B (num_cols x K) read once, Y
+// (num_rows x K) written once and read once more when beta != 0.
+TEST(SpmmRegistry, ByteFloorCountsEachArrayOnce) {
+  EXPECT_EQ(kkperm::spmm_byte_floor(100, 70, 900, 32, 8, 4, 4, false),
+            101.0 * 4 + 900.0 * 12 + 70.0 * 32 * 8 + 100.0 * 32 * 8);
+  EXPECT_EQ(kkperm::spmm_byte_floor(100, 70, 900, 32, 4, 4, 8, true),
+            101.0 * 8 + 900.0 * 8 + 70.0 * 32 * 4 + 2 * 100.0 * 32 * 4);
+  // the SpMV floor is the K = 1 case
+  EXPECT_EQ(kkperm::spmv_byte_floor(100, 70, 900, 8, 4, 4, true),
+            kkperm::spmm_byte_floor(100, 70, 900, 1, 8, 4, 4, true));
+  EXPECT_EQ(kkperm::spmv_byte_floor(0, 0, 0, 8, 4, 4, false), 4.0);
+}
+
 TEST(SpmmRegistry, RegistryTableIsConsistent) {
   const auto all = kkperm::all_spmm_candidates();
   ASSERT_EQ(all.size(), static_cast<std::size_t>(kkperm::SpmmCandidate::count_));

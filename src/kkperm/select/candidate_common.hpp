@@ -22,6 +22,13 @@ class CandidateNotApplicable : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// Bytes of one CSR matrix: row offsets (rows + 1), column indices and values.
+inline double crs_bytes(std::int64_t num_rows, std::int64_t nnz, std::size_t value_bytes,
+                        std::size_t ordinal_bytes, std::size_t offset_bytes) {
+  return static_cast<double>(num_rows + 1) * static_cast<double>(offset_bytes) +
+         static_cast<double>(nnz) * static_cast<double>(value_bytes + ordinal_bytes);
+}
+
 /**
  * @brief Minimum bytes one SpMV y = alpha*A*x + beta*y must move in CSR: values + column
  * indices + row_map, every x entry read once, y read (only when beta != 0) and y written.
@@ -31,10 +38,8 @@ class CandidateNotApplicable : public std::invalid_argument {
 inline double spmv_byte_floor(std::int64_t num_rows, std::int64_t num_cols, std::int64_t nnz,
                               std::size_t value_bytes, std::size_t ordinal_bytes,
                               std::size_t offset_bytes, bool beta_nonzero) {
-  const double n = static_cast<double>(num_rows), m = static_cast<double>(num_cols),
-               z = static_cast<double>(nnz);
-  double bytes = z * static_cast<double>(value_bytes + ordinal_bytes) +
-                 (n + 1.0) * static_cast<double>(offset_bytes) + m * value_bytes +
+  const double n = static_cast<double>(num_rows), m = static_cast<double>(num_cols);
+  double bytes = crs_bytes(num_rows, nnz, value_bytes, ordinal_bytes, offset_bytes) + m * value_bytes +
                  n * value_bytes;  // y written
   if (beta_nonzero) bytes += n * value_bytes;
   return bytes;
@@ -42,13 +47,6 @@ inline double spmv_byte_floor(std::int64_t num_rows, std::int64_t num_cols, std:
 
 /// Flops of one SpMV: 2 per nonzero (multiply + add); the alpha/beta scaling is not counted.
 inline double spmv_flops(std::int64_t nnz) { return 2.0 * static_cast<double>(nnz); }
-
-/// Bytes of one CSR matrix: row offsets (rows + 1), column indices and values.
-inline double crs_bytes(std::int64_t num_rows, std::int64_t nnz, std::size_t value_bytes,
-                        std::size_t ordinal_bytes, std::size_t offset_bytes) {
-  return static_cast<double>(num_rows + 1) * static_cast<double>(offset_bytes) +
-         static_cast<double>(nnz) * static_cast<double>(value_bytes + ordinal_bytes);
-}
 
 /**
  * @brief Minimum bytes one SpGEMM C = A*B must move: A and B read once, C written once (row

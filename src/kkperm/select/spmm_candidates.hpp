@@ -116,9 +116,8 @@ inline double spmm_byte_floor(std::int64_t num_rows, std::int64_t num_cols, std:
                               std::int64_t K, std::size_t value_bytes, std::size_t ordinal_bytes,
                               std::size_t offset_bytes, bool beta_nonzero) {
   const double n = static_cast<double>(num_rows), m = static_cast<double>(num_cols),
-               z = static_cast<double>(nnz), k = static_cast<double>(K);
-  double bytes = z * static_cast<double>(value_bytes + ordinal_bytes) +
-                 (n + 1.0) * static_cast<double>(offset_bytes) + m * k * value_bytes +
+               k = static_cast<double>(K);
+  double bytes = crs_bytes(num_rows, nnz, value_bytes, ordinal_bytes, offset_bytes) + m * k * value_bytes +
                  n * k * value_bytes;
   if (beta_nonzero) bytes += n * k * value_bytes;
   return bytes;

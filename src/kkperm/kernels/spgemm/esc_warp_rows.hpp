@@ -199,7 +199,11 @@ inline int warp_row_lanes_for(std::int64_t work, std::int64_t rows, std::int64_t
 /// (--esc-numeric-lanes 16 against that rule, both orders) took the 3D 7-point A² setup (mean 48)
 /// 1.622 / 1.627 -> 1.510 / 1.543 ms and the uniform 10^6 x 6 A² (mean 36) 2.543 / 2.569 -> 2.011 /
 /// 1.983 ms; the 3D 27-point AP (mean 118) 0.721 / 0.793 -> 0.723 / 0.714 ms; the 2D A² (mean 25)
-/// 0.692 / 0.711 -> 0.708 / 0.709 ms, so it keeps 8.
+/// 0.692 / 0.711 -> 0.708 / 0.709 ms, so it keeps 8. Session 40's H200 runs 325 / 326 (this rule
+/// against lanes16_from 0, both orders): the uniform 10^6 x 6 A² setup 2.269 / 2.249 -> 1.852 / 1.849
+/// ms, the uniform x 8 numeric 1.64 -> 1.27-1.30 ms, the 2D R(AP) numeric 3-5 % faster; the banded
+/// A² (mean 81) numeric 0.71 -> 0.82-0.84 ms slower (its setup within the spread); the 3D 7-point
+/// A² within the spread there.
 inline int numeric_warp_row_lanes_for(std::int64_t work, std::int64_t rows, std::int64_t lanes16_from = 32) {
   if (rows <= 0) return 32;
   const std::int64_t mean = work / rows;
