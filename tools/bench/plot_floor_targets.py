@@ -9,22 +9,22 @@ Usage: /usr/bin/python3 tools/bench/plot_floor_targets.py OUT.png TITLE RUN_DIR:
 (kkperm_amg files amg_v<VARIANT>_r*_<m>.json[.gz], m = 0, 1, 2 for MATS, default the 2D 5-point,
 3D 7-point and 3D 27-point Laplacians; several runs are pooled.)
 """
-import glob, os, statistics, sys
+import glob, os, sys
 
 import matplotlib
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts', 'gpu', 'lib'))
-from run_json import load_results  # noqa: E402
+from run_json import load_results, med as median  # noqa: E402
 
 out, title, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
 mats = os.environ.get('MATS', '2D 5-point,3D 7-point,3D 27-point').split(',')
 
 
 def med(rs, k):
-    xs = [r[k] for r in rs if r.get(k) is not None]
-    return statistics.median(xs) if xs else float('nan')
+    """Median of field k over the records rs (NaN when none has it)."""
+    return median([r.get(k) for r in rs])
 
 
 res = [[] for _ in mats]

@@ -19,26 +19,21 @@ target asks for beside the floor: "RAP >= 3x cuSPARSE" (ALG1's R(AP) setup / 3) 
 re-setup >= 5x cuSPARSE" against ALG1's recompute and against SpGEMMreuse (their re-setup / 5). A
 target below the floor cannot be met by any implementation that materializes AP.
 """
-import glob, gzip, json, os, re, sys
+import glob, os, sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'scripts', 'gpu', 'lib'))
-from run_json import med  # noqa: E402
+from run_json import load_json, med  # noqa: E402
 
 d = sys.argv[1]
 variant = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 mats = os.environ.get('MATS', '2D 5-pt,3D 7-pt,3D 27-pt').split(',')
 
 
-def load(path):
-    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
-        return json.load(f)
-
-
 def runs(tool, m):
     """[(meta, results)] of every round of `variant` for matrix m."""
     out = []
     for f in sorted(glob.glob(os.path.join(d, '%s_v%d_r*_%d.json*' % (tool, variant, m)))):
-        j = load(f)
+        j = load_json(f)
         out.append((j['meta'], j['results']))
     return out
 

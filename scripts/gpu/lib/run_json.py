@@ -3,10 +3,15 @@ for the A/B summary scripts of scripts/gpu/session*/."""
 import gzip, json, re, statistics
 
 
+def load_json(path):
+    """One perf-tool JSON file (.json or .json.gz): its 'meta' and 'results'."""
+    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
+        return json.load(f)
+
+
 def load_results(path):
     """The 'results' list of one perf-tool JSON file (.json or .json.gz)."""
-    with (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)) as f:
-        return json.load(f)['results']
+    return load_json(path)['results']
 
 
 def med(xs):
