@@ -80,6 +80,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
       opt.get_double("--esc-setup-warp-band-from", double(o.esc.setup_warp_values_band_from)));
   o.esc.setup_warp_values_band_below = static_cast<std::int64_t>(
       opt.get_double("--esc-setup-warp-band-below", double(o.esc.setup_warp_values_band_below)));
+  o.esc.setup_warp_values_band_register_only = !opt.has("--esc-setup-warp-band-any-rows");
+  o.esc.wide_window_lanes = !opt.has("--esc-no-wide-window-lanes");
   o.esc.copy_flat = !opt.has("--esc-copy-row-warps");
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
@@ -304,6 +306,13 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "at least N and fewer than --esc-setup-warp-band-below products", "64"},
           {"--esc-setup-warp-band-below", "N",
            "ESC: upper end of that band (0: no band; default 96)", "96"},
+          {"--esc-setup-warp-band-any-rows", "",
+           "ESC: that band for every warp-row range (default since session 41: only for ranges whose rows "
+           "all fit the register sort at their lanes)"},
+          {"--esc-no-wide-window-lanes", "",
+           "ESC warp-row symbolic passes: keep the lanes the mean gives when the analysis's sample finds C "
+           "windows too wide for the bitmap (default since session 41: 32 lanes when every row of the range "
+           "fits the register sort there)"},
           {"--esc-setup-two-walks", "",
            "ESC setup(): the valued count pass walks each row's products a second time for its values "
            "(default since session 36: bitmap rows keep their products' values in scratch)"},

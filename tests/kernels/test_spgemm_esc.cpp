@@ -1062,6 +1062,144 @@ TEST(EscSpgemm, WarpRowLanesRule) {
   EXPECT_THROW(EscSpgemm<Matrix>{bad_blocks}, std::invalid_argument);
 }
 
+// The window rule's pieces: the bitmap cap (4 x the row's hash table in 32-bit words) and the
+// lanes decision (32 when every row fits the register sort there and not at the planned lanes or
+// twice them, with at least half of the sampled rows too wide).
+TEST(EscSpgemm, WideWindowLanesRule) {
+  using kkperm::spgemm::esc_impl::wide_window_lanes_pay;
+  using kkperm::spgemm::esc_impl::window_too_wide;
+  // F = 81: a table of 128 slots, so at most 512 words (16 384 columns) of 4-byte columns
+  EXPECT_FALSE(window_too_wide(16384, 81, 4));
+  EXPECT_TRUE(window_too_wide(16385, 81, 4));
+  EXPECT_FALSE(window_too_wide(32768, 81, 8));  // 8-byte columns: twice the table's words
+  EXPECT_TRUE(window_too_wide(32769, 81, 8));
+  EXPECT_FALSE(window_too_wide(0, 81, 4));  // empty rows
+  EXPECT_FALSE(window_too_wide(100000, 0, 4));
+  EXPECT_TRUE(wide_window_lanes_pay(true, 8, 9, 81, 256, 128));  // the uniform 9-entry A²'s rows
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 9, 81, 256, 127));  // fewer than half wide
+  EXPECT_FALSE(wide_window_lanes_pay(false, 8, 9, 81, 256, 256));
+  EXPECT_FALSE(wide_window_lanes_pay(true, 32, 9, 81, 256, 256));
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 33, 81, 256, 256));   // A rows too long for 32 lanes
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 9, 129, 256, 256));   // work too large for 32 lanes
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 8, 32, 256, 256));    // fits the planned 8 lanes
+  EXPECT_TRUE(wide_window_lanes_pay(true, 16, 20, 100, 10, 5));
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 9, 81, 0, 0));  // nothing sampled
+  EXPECT_FALSE(wide_window_lanes_pay(true, 8, 9, 81, -1, 0));
+}
+
+namespace {
+/// n_b x m: row k has `per` entries at columns k, k + 1, ... (narrow windows), values in [-1, 1].
+Host band_csr(int n_b, int m, int per, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  Host h;
+  h.num_rows = n_b;
+  h.num_cols = m;
+  h.row_map.assign(static_cast<std::size_t>(n_b) + 1, 0);
+  for (int k = 0; k < n_b; ++k) {
+    for (int j = 0; j < per && k + j < m; ++j) {
+      h.entries.push_back(k + j);
+      h.values.push_back(val(rng));
+    }
+    h.row_map[k + 1] = static_cast<int>(h.entries.size());
+  }
+  return h;
+}
+}  // namespace
+
+// esc_impl::window_sample against a host count of the same sampled rows: their F_i, their C
+// windows from B's first and last columns, the F range and the bitmap cap; on products whose
+// windows are all wide, all narrow, and mixed with rows of every length.
+TEST(EscSpgemm, WindowSampleMatchesHostCount) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  using exec = Matrix::execution_space;
+  struct Case {
+    std::string name;
+    Host A, B;
+  };
+  const std::vector<Case> cases{
+      {"wide", random_csr(700, 400, 9, 9, seed), random_csr(400, 1000000, 9, 9, seed + 1)},
+      {"narrow", random_csr(700, 400, 9, 9, seed + 2), band_csr(400, 420, 9, seed + 3)},
+      {"mixed lengths", random_csr(300, 500, 0, 20, seed + 4), random_csr(500, 60000, 0, 12, seed + 5)},
+      {"fewer rows than samples", random_csr(100, 400, 1, 12, seed + 6), random_csr(400, 80000, 1, 12, seed + 7)},
+      {"empty", random_csr(0, 400, 0, 0, seed + 8), random_csr(400, 50, 1, 3, seed + 9)}};
+  for (const auto& cs : cases)
+    for (const auto& fr : std::vector<std::pair<std::int64_t, std::int64_t>>{{32, 736}, {0, 1 << 30}, {100, 50}}) {
+      const std::string what = cs.name + ", F in (" + std::to_string(fr.first) + ", " + std::to_string(fr.second) + "]";
+      const auto dA = kkperm::to_device<Matrix>(cs.A), dB = kkperm::to_device<Matrix>(cs.B);
+      Kokkos::View<std::int64_t*, Matrix::memory_space> out("out", 2);
+      kkperm::spgemm::esc_impl::window_sample<exec>(dA.graph.row_map, dA.graph.entries, dB.graph.row_map,
+                                                    dB.graph.entries, cs.A.num_rows, fr.first, fr.second, out.data());
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      const std::int64_t n = cs.A.num_rows, S = std::min<std::int64_t>(n, kkperm::spgemm::esc_impl::kWindowSamples);
+      std::int64_t want = 0, wide = 0;
+      for (std::int64_t s = 0; s < S; ++s) {
+        const std::int64_t i = s * n / S;
+        std::int64_t f = 0, lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
+        for (int p = cs.A.row_map[i]; p < cs.A.row_map[i + 1]; ++p) {
+          const int k = cs.A.entries[p];
+          const int b0 = cs.B.row_map[k], b1 = cs.B.row_map[k + 1];
+          if (b1 <= b0) continue;
+          f += b1 - b0;
+          lo = std::min<std::int64_t>(lo, cs.B.entries[b0]);
+          hi = std::max<std::int64_t>(hi, cs.B.entries[b1 - 1]);
+        }
+        if (f > fr.first && f <= fr.second) {
+          ++want;
+          // the cap written out: 4 x the row's hash table (next power of two >= F + F / 4 + 1) in words
+          std::int64_t H = 1;
+          while (H < f + f / 4 + 1) H *= 2;
+          wide += (hi - lo + 1 + 31) / 32 > 4 * H;
+        }
+      }
+      EXPECT_EQ(h(0), want) << what;
+      EXPECT_EQ(h(1), wide) << what;
+      if (cs.name == "wide" && fr.first == 32) EXPECT_EQ(h(1), 256) << what;  // every sampled row
+      if (cs.name == "narrow") EXPECT_EQ(h(1), 0) << what;
+      if (cs.name == "mixed lengths" && fr.first == 0) EXPECT_GT(h(0), 200) << what;
+    }
+}
+
+// setup() on a product whose rows (9 A entries, 81 products: 8 lanes from the mean) have random
+// columns over 10^6 (too wide for the bitmap): the sample sends the symbolic passes to 32 lanes,
+// where every row fits the register sort, and the values band sums them in the count pass; the
+// same rows with narrow windows keep 8 lanes and, not register-sorted, get the first numeric
+// (EscConfig::setup_warp_values_band_register_only). C matches the reference either way.
+TEST(EscSpgemm, WideWindowsTakeThirtyTwoLanes) {
+  const auto seed = kkperm::test::fresh_seed();
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const auto hA = random_csr(600, 400, 9, 9, seed);
+  const auto wideB = random_csr(400, 1000000, 9, 9, seed + 1);
+  const auto narrowB = band_csr(400, 420, 9, seed + 2);
+  for (const bool wide : {true, false})
+    for (const int variant : {0, 1, 2}) {  // 0 default, 1 rule off, 2 band for any rows
+      const auto& hB = wide ? wideB : narrowB;
+      const auto ref = reference_multiply(hA, hB);
+      const auto dA = kkperm::to_device<Matrix>(hA), dB = kkperm::to_device<Matrix>(hB);
+      EscConfig cfg;
+      cfg.poison_c = true;
+      if (variant == 1) cfg.wide_window_lanes = false;
+      if (variant == 2) cfg.setup_warp_values_band_register_only = false;
+      const std::string what = std::string(wide ? "wide" : "narrow") + ", variant " + std::to_string(variant);
+      EscSpgemm<Matrix> esc(cfg);
+      esc.setup(dA, dB);
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
+      EXPECT_TRUE(kkperm::check_crs(esc.C()).ok()) << what;
+      const auto& st = esc.stats();
+      ASSERT_EQ(st.warp_row_rows, st.num_rows) << what;
+      EXPECT_EQ(st.window_samples, variant == 1 ? 0 : 256) << what;
+      EXPECT_EQ(st.wide_windows, variant == 1 ? 0 : (wide ? 256 : 0)) << what;
+      const bool lanes32 = wide && variant != 1;
+      EXPECT_EQ(st.wide_window_lanes, lanes32) << what;
+      // values in the count pass: register-sorted (32 lanes) or the band for any rows
+      const bool valued = lanes32 || variant == 2;
+      EXPECT_EQ(st.setup_valued_rows, valued ? st.num_rows : 0) << what;
+      esc.numeric(dA, dB);  // a numeric after the setup: the same C
+      EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what + ", numeric"));
+    }
+}
+
 // lazy_slot_map across symbolic() calls: a new symbolic (other structure) drops the filled slot
 // map and gather plan, its first numeric searches without one and the second makes it again.
 TEST(EscSpgemm, LazySlotMapStartsOverAfterSymbolic) {

@@ -338,6 +338,67 @@ void row_work_sum_max(const RA& rowA, const EA& entA, const RB& rowB, std::int64
                  "kkperm::spgemm::row_work_sum_max");
 }
 
+/// Rows of A sampled by window_sample (evenly spaced over [0, n)).
+inline constexpr std::int64_t kWindowSamples = 256;
+
+/// Whether C's row of F products whose columns span `span` (last - first + 1) is too wide for the
+/// warp-row count pass's column-window bitmap: more 32-bit words than 4 × the row's hash table
+/// (hash_slots32(F) columns of `col_bytes` bytes), the cap bitmap_words (esc_warp_rows.hpp) puts
+/// on it before the scratch limit. Such rows take the hash table there.
+KOKKOS_INLINE_FUNCTION bool window_too_wide(std::int64_t span, std::int64_t F, int col_bytes) {
+  if (span <= 0 || F <= 0) return false;
+  std::int64_t H = 1;
+  while (H < F + (F >> 2) + 1) H <<= 1;
+  return (span + 31) / 32 > 4 * H * (col_bytes / 4);
+}
+
+/// Column windows of a sample of C's rows, for the warp-row lanes rule (EscSpgemm's
+/// wide_window_lanes): rows i_s = s·n / S of A (s < S = min(n, kWindowSamples)); for each, its
+/// F_i and the window [lo, hi] of C's row from the first and last column of every B row it names
+/// (as warp_row_col_window). out[0] += 1 for a sampled row with fmin < F_i <= fmax, and out[1] += 1
+/// when that row's window is too wide for the bitmap (window_too_wide). `out`: two zeroed words in
+/// Exec's memory. A warp a sampled row on CUDA (its lanes over A's entries), a thread on host
+/// backends. Every index it follows is guarded (A and B may not be validated yet: the analysis
+/// kernel beside it guards the same way); on valid input the guards change nothing.
+template <class Exec, class RA, class EA, class RB, class EB>
+void window_sample(const RA& rowA, const EA& entA, const RB& rowB, const EB& entB, std::int64_t n, std::int64_t fmin,
+                   std::int64_t fmax, std::int64_t* out) {
+  const std::int64_t S = n < kWindowSamples ? n : kWindowSamples;
+  if (S <= 0) return;
+  using policy_t = kkperm::team_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using O = std::remove_cv_t<std::remove_reference_t<decltype(entB(0))>>;
+  constexpr int W = is_host_exec<Exec>() ? 1 : 32;
+  constexpr int col_bytes = static_cast<int>(sizeof(O));
+  const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t nnz_b = static_cast<std::int64_t>(entB.extent(0));
+  const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::window_sample", policy_t(static_cast<int>(S), W), KOKKOS_LAMBDA(const member_t& team) {
+        const int lane = team.team_rank();
+        const std::int64_t i = std::int64_t(team.league_rank()) * n / S;
+        const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
+        const std::int64_t lo_p = a0 < 0 ? 0 : a0, hi_p = a1 < nnz_a ? a1 : nnz_a;
+        std::int64_t f = 0, lo = Kokkos::Experimental::finite_max<std::int64_t>::value, hi = -1;
+        for (std::int64_t p = lo_p + lane; p < hi_p; p += W) {
+          const std::int64_t k = static_cast<std::int64_t>(entA(p));
+          if (k < 0 || k >= n_b) continue;
+          const std::int64_t b0 = static_cast<std::int64_t>(rowB(k)), b1 = static_cast<std::int64_t>(rowB(k + 1));
+          if (b1 <= b0 || b0 < 0 || b1 > nnz_b) continue;
+          f += b1 - b0;
+          const std::int64_t first = static_cast<std::int64_t>(entB(b0)), last = static_cast<std::int64_t>(entB(b1 - 1));
+          if (first < lo) lo = first;
+          if (last > hi) hi = last;
+        }
+        f = kkperm::detail::warp_sum(f, W);
+        kkperm::detail::warp_min_max(lo, hi, W);
+        if (lane == 0 && f > fmin && f <= fmax) {
+          kkperm::atomic_add_i64(out, std::int64_t(1));
+          if (window_too_wide(hi - lo + 1, f, col_bytes)) kkperm::atomic_add_i64(out + 1, std::int64_t(1));
+        }
+      });
+}
+
 /// Bin of row i: work used for binning is max(F_i, nnz(A row i)) so every per-row scratch
 /// array (expanded products and the prefix over A's row) is bounded by the bin's capacity.
 KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t t1, std::int64_t t2) {
@@ -623,7 +684,8 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
                      bool row_chunks, std::int64_t bin_off[5], std::int64_t bin_max_work[4], std::int64_t bin_max_ka[4],
                      std::int64_t bin_sum_work[4], const std::function<void()>& after_keys,
                      const std::function<bool(const std::int64_t*)>& keep_order, const PendingVerdict& pending,
-                     const std::function<void()>& behind) {
+                     const std::function<void()>& behind, const std::function<void(std::int64_t*)>& sample,
+                     std::int64_t sample_out[2]) {
   using Exec = Kokkos::Cuda;
   using mem_t = typename PermView::memory_space;
   using ws_t = kkperm::detail::Workspace<mem_t>;
@@ -637,11 +699,12 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
   if (err != cudaSuccess)
     KKPERM_THROW(std::runtime_error, "kkperm::spgemm_symbolic: cub radix sort (size query) failed: "
                                          << cudaGetErrorString(err));
-  ws_t ws(ws_t::template bytes_for<std::int64_t>(16 * kPlanSlots) + 2 * ws_t::template bytes_for<unsigned char>(n) +
+  // per slot: count[4], max work[4], max ka[4], sum work[4]; then the two words of `sample`
+  constexpr int kStatWords = 16 * kPlanSlots + 2;
+  ws_t ws(ws_t::template bytes_for<std::int64_t>(kStatWords) + 2 * ws_t::template bytes_for<unsigned char>(n) +
           ws_t::template bytes_for<idx_t>(n) + ws_t::template bytes_for<unsigned char>(sort_bytes));
   const auto from = ws.mark();
-  // per slot: count[4], max work[4], max ka[4], sum work[4]
-  auto stats = ws.template take<std::int64_t>(16 * kPlanSlots);
+  auto stats = ws.template take<std::int64_t>(kStatWords);
   ws.template zero_since<Exec>(from);
   auto keys = ws.template take<unsigned char>(n);
   auto keys_out = ws.template take<unsigned char>(n);
@@ -664,15 +727,19 @@ bool build_plan_cuda(const RA& rowA, const EA& entA, const RB& rowB, const WorkV
                                           "or 32, not "
                                               << lanes);
   }
+  // the column-window sample rides on the same read-back
+  if (sample) sample(stats.data() + 16 * kPlanSlots);
   after_keys();
-  std::int64_t hs[16 * kPlanSlots];
+  std::int64_t hs[kStatWords];
   {
     const kkperm::detail::TraceRegion region("kkperm::spgemm::esc::plan_read_back");
     std::uint64_t hv[4] = {0, 0, 0, 0};
-    kkperm::detail::read_back2<Exec>(hs, stats.data(), 16 * kPlanSlots, hv, pending.words,
+    kkperm::detail::read_back2<Exec>(hs, stats.data(), sample ? kStatWords : 16 * kPlanSlots, hv, pending.words,
                                      pending.words != nullptr ? 4 : 0, "kkperm::spgemm_symbolic (bin plan)", behind);
     if (pending.words != nullptr) pending.decide(hv);  // throws for an invalid A or B
   }
+  sample_out[0] = sample ? hs[16 * kPlanSlots] : 0;
+  sample_out[1] = sample ? hs[16 * kPlanSlots + 1] : 0;
   std::int64_t h[16] = {};
   for (int sl = 0; sl < kPlanSlots; ++sl)
     for (int q = 0; q < 16; ++q) {
@@ -749,6 +816,10 @@ void build_plan(const RA& rowA, const WorkView& work, const PermView& perm, std:
 /// still in flight, decided before the plan is used (on CUDA read back with it; elsewhere first).
 /// `behind()`: host code enqueuing device work that needs work(i) but not the plan; on CUDA it
 /// runs while the host waits for the plan's read-back (read_back2), elsewhere after F_i.
+/// `sample(words)` (optional): enqueues device work writing two words at `words` (zeroed; e.g.
+/// window_sample) that come back with the plan into sample_out[0, 2) (on CUDA launched behind the
+/// key kernel and read back with its numbers, elsewhere read back before F_i); sample_out gets
+/// zeros without it.
 template <class Exec, class RA, class EA, class RB, class WorkView, class PermView>
 std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, const RB& rowB, const WorkView& work,
                                              const PermView& perm, std::int64_t n, std::int64_t t0, std::int64_t t1,
@@ -758,14 +829,17 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
                                              const std::function<bool(const std::int64_t*)>& keep_order,
                                              bool& identity, int lanes = 0, bool row_chunks = true,
                                              const PendingVerdict& pending = {},
-                                             const std::function<void()>& behind = {}) {
+                                             const std::function<void()>& behind = {},
+                                             const std::function<void(std::int64_t*)>& sample = {},
+                                             std::int64_t* sample_out = nullptr) {
   std::int64_t sum = 0, maxw = 0;
   bool fused = false;
+  std::int64_t sampled[2] = {0, 0};
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     if (n > 0 && n <= std::int64_t(std::numeric_limits<int>::max())) {
       identity = !build_plan_cuda(rowA, entA, rowB, work, perm, n, t0, t1, t2, lanes, row_chunks, bin_off, bin_max_work,
-                                  bin_max_ka, bin_sum_work, after_work, keep_order, pending, behind);
+                                  bin_max_ka, bin_sum_work, after_work, keep_order, pending, behind, sample, sampled);
       for (int b = 0; b < 4; ++b) {
         sum += bin_sum_work[b];
         maxw = bin_max_work[b] > maxw ? bin_max_work[b] : maxw;
@@ -782,12 +856,21 @@ std::array<std::int64_t, 2> analyze_and_plan(const RA& rowA, const EA& entA, con
     }
     (void)lanes;
     (void)row_chunks;
+    if (sample) {
+      Kokkos::View<std::int64_t*, typename WorkView::memory_space> words("kkperm::esc::window_sample", 2);
+      sample(words.data());
+      kkperm::detail::read_back<Exec>(sampled, words.data(), 2, "kkperm::spgemm_symbolic (window sample)");
+    }
     row_work<Exec>(rowA, entA, rowB, work, n, sum, maxw);
     after_work();
     if (behind) behind();
     build_plan<Exec>(rowA, work, perm, n, t0, t1, t2, bin_off, bin_max_work, bin_max_ka, bin_sum_work);
     identity = keep_order(bin_off);
     if (identity) identity_perm<Exec>(perm, n);  // (the grouped order is not needed)
+  }
+  if (sample_out != nullptr) {
+    sample_out[0] = sampled[0];
+    sample_out[1] = sampled[1];
   }
   return {sum, maxw};
 }

@@ -223,6 +223,19 @@ struct EscConfig {
   /// average at least this many products; 0: never, the rule before session 40 (8 lanes up to a
   /// mean of 128). esc_impl::numeric_warp_row_lanes_for says what was measured.
   std::int64_t numeric_lanes16_from = 32;
+  /// Automatic lanes of the symbolic passes: 32 for a warp-row range whose rows all fit the
+  /// register sort at 32 lanes (at most 32 A entries, 4 × 32 products) but not at the lanes the
+  /// mean gives (nor at twice as many), when at least half of the analysis's sampled rows in the
+  /// warp-row range (esc_impl::window_sample, kWindowSamples rows) have C windows too wide for the
+  /// count pass's bitmap (random columns): such rows would take the hash table, whose compaction
+  /// and scratch sort are slow on 8 lanes. The sample runs when A's and B's mean row lengths make
+  /// a mean of 32-255 products a row likely with at most 32 entries a row of A. H200 runs 335-336
+  /// (session 41, 32 lanes forced): the uniform 10^6-row A² with 9 entries a row (mean 81, 8
+  /// lanes, hash table) set up in 12.6 ms on 8 lanes and 3.0 on 32 (cuSPARSE ALG1 10.6), with 10
+  /// entries 13.5 -> 4.0 (ALG1 13.0); rows of the same length and work with narrow windows (banded
+  /// A², lower bandwidth 4: 1.58 -> 2.60 ms; 2D 9-point A²: 2.08 -> 2.45; 2D 5-point R(AP): 0.45
+  /// -> 0.52) were slower on 32. Off: perf_test --esc-no-wide-window-lanes.
+  bool wide_window_lanes = true;
   /// The searching numerics' warp-row launch sums a row's products in C's values with global
   /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
@@ -331,6 +344,17 @@ struct EscConfig {
   /// 27-point AP (mean ~118) went 0.705 -> 0.810 ms (549 + 67 against 195 + 358).
   std::int64_t setup_warp_values_band_from = 64;
   std::int64_t setup_warp_values_band_below = 96;
+  /// The band applies only when the warp-row range's rows all fit the register sort at the planned
+  /// lanes (esc_impl::reg_sort_fits over the range's largest row): their valued count pass is one
+  /// walk with no staging in scratch. H200 runs 333-334 (session 41, both orders; the band against
+  /// no band): rows on the bitmap or the hash table were faster with the count pass and the first
+  /// numeric (2D 5-point R(AP), mean 74: 0.43-0.45 -> 0.40-0.41 ms; banded A², mean 81: 1.56 ->
+  /// 1.42; 2D 9-point A², mean 81: 2.08 -> 1.75; uniform 10^6 x 9 A², mean 81, hash table: 12.6 ->
+  /// 10.9), register-sorted rows slower (uniform 10^6 x 8 A², mean 64, 16 lanes: 2.01 -> 2.25).
+  /// Session 36's H100 run 290, which set the band for the 2D R(AP), predates session 40's lanes
+  /// rule for the first numeric. Off: perf_test --esc-setup-warp-band-any-rows (the band for every
+  /// range, as before).
+  bool setup_warp_values_band_register_only = true;
   /// The fill pass's copy of stashed rows into C takes a warp per 32 rows, their entries as one
   /// flattened range with 4 a lane in flight (esc_impl::copy_stashed_rows_flat), instead of a warp
   /// per row. Off: perf_test --esc-copy-row-warps.
@@ -405,6 +429,9 @@ struct EscStats {
   std::int64_t warp_row_rows = 0;    ///< rows on the warp-row kernels (0: team kernels only)
   int warp_row_lanes = 0;            ///< lanes per row of the last symbolic's warp-row launches
   int numeric_warp_row_lanes = 0;    ///< lanes per row of the first (search) numeric's warp-row launch
+  std::int64_t window_samples = 0;   ///< rows of the warp-row range in the analysis's window sample (0: none ran)
+  std::int64_t wide_windows = 0;     ///< of them, rows whose C window is too wide for the bitmap
+  bool wide_window_lanes = false;    ///< the sample set the symbolic passes' lanes to 32 (EscConfig::wide_window_lanes)
   bool thread_bin_folded = false;    ///< thread-bin rows went to the warp-row launch
   std::size_t stash_bytes = 0;       ///< single-pass symbolic stash of the last symbolic (0: two passes)
   /// the last setup() summed values in the count pass (EscConfig::setup_values_in_count) for
@@ -702,11 +729,27 @@ class EscSpgemm {
       return cfg_.identity_plan && (nonempty <= 1 || (off[2] == off[4] && folds_thread_bin(off[1] - off[0])));
     };
     bool identity = false;
+    // the column-window sample for the warp-row lanes rule (EscConfig::wide_window_lanes), when
+    // A's and B's mean row lengths make its case likely
+    std::function<void(std::int64_t*)> sample;
+    if (window_sample_pays(A, B)) {
+      const auto rA = A.graph.row_map;
+      const auto eA = A.graph.entries;
+      const auto rB = B.graph.row_map;
+      const auto eB = B.graph.entries;
+      const std::int64_t fmin = cfg_.thread_max, fmax = cfg_.warp_max;
+      sample = [rA, eA, rB, eB, n, fmin, fmax](std::int64_t* words) {
+        esc_impl::window_sample<execution_space>(rA, eA, rB, eB, n, fmin, fmax, words);
+      };
+    }
+    std::int64_t sampled[2] = {0, 0};
     const auto sm = esc_impl::analyze_and_plan<execution_space>(
         A.graph.row_map, A.graph.entries, B.graph.row_map, work_, perm_, n, cfg_.thread_max, cfg_.warp_max,
         cfg_.team_max, bin_off_, bin_max_work_, bin_max_ka_, bin_sum_work_, [&] { an_mid_ = clock_.mark(); },
         keep_order, identity, cfg_.plan_lanes, cfg_.plan_row_chunks, pending,
-        [this, n, &A, &B] { scan_rows_in_order(n, early_scan_pays(A, B)); });
+        [this, n, &A, &B] { scan_rows_in_order(n, early_scan_pays(A, B)); }, sample, sampled);
+    an_window_samples_ = sample ? sampled[0] : -1;
+    an_wide_windows_ = sampled[1];
     ident_ = identity;
     merged_thread_rows_ = 0;
     if (ident_ && bin_off_[1] > bin_off_[0] && bin_off_[2] > bin_off_[1]) {  // thread bin into the warp bin
@@ -1574,10 +1617,19 @@ class EscSpgemm {
     // H100 run 315: the uniform 10^6-row A² with 8 entries a row (F = 64, mean 64: 8 lanes, windows
     // too wide for the bitmap, so the hash table) set up in 7.37 ms on 8 lanes, 2.46 ms on 16
     // (register-sorted), cuSPARSE ALG1 4.24 ms.
+    stats_.window_samples = an_window_samples_ > 0 ? an_window_samples_ : 0;
+    stats_.wide_windows = an_window_samples_ > 0 ? an_wide_windows_ : 0;
     if (warp_rows_ && cfg_.warp_row_lanes <= 0 && cfg_.warp_row_register_sort > 0 && warp_lanes_ < 32) {
       const std::int64_t mw = warp_range_max(bin_max_work_), mk = warp_range_max(bin_max_ka_);
       if (!esc_impl::reg_sort_fits(mk, mw, warp_lanes_) && esc_impl::reg_sort_fits(mk, mw, 2 * warp_lanes_))
         warp_lanes_ *= 2;
+      // rows too wide for the bitmap (sampled): 32 lanes when every row fits the registers there
+      // (EscConfig::wide_window_lanes)
+      else if (esc_impl::wide_window_lanes_pay(cfg_.wide_window_lanes, warp_lanes_, mk, mw, an_window_samples_,
+                                               an_wide_windows_)) {
+        warp_lanes_ = 32;
+        stats_.wide_window_lanes = true;
+      }
     }
     // the searching numerics may fold the thread bin on their own (numeric_fold_thread_mean)
     const std::int64_t n0 = bin_off_[1] - bin_off_[0];
@@ -1639,7 +1691,11 @@ class EscSpgemm {
     // setup_warp_values_mean products) and of the stashed block bin, at the stash's offsets
     const std::int64_t mean = cfg_.setup_warp_values_mean, rows = stats_.warp_row_rows;
     const std::int64_t lo = cfg_.setup_warp_values_band_from, hi = cfg_.setup_warp_values_band_below;
-    const bool band = hi > lo && range_work_ >= lo * rows && range_work_ < hi * rows;
+    // (the band for register-sorted ranges only, EscConfig::setup_warp_values_band_register_only)
+    const bool reg_range = cfg_.warp_row_register_sort > 0 &&
+                           esc_impl::reg_sort_fits(warp_range_max(bin_max_ka_), warp_range_max(bin_max_work_), warp_lanes_);
+    const bool band = hi > lo && range_work_ >= lo * rows && range_work_ < hi * rows &&
+                      (reg_range || !cfg_.setup_warp_values_band_register_only);
     const bool warp_values = values_in_count_ && mean > 0 && range_work_ > 0 && (range_work_ >= mean * rows || band);
     const bool block_values = values_in_count_ && block && cfg_.block_rows && cfg_.setup_block_values;
     const std::int64_t count = block_values ? total : (warp_values ? range_work_ : 0);
@@ -1692,6 +1748,18 @@ class EscSpgemm {
   ///   and block bins and are sorted. (Run 257 had the 3D 27-point R(AP) 0.466-0.480 -> 0.498-0.527
   ///   ms with the unused scan, but run 258 showed that product varying as much between variants
   ///   running the same code.)
+  /// Whether analyze() samples C's column windows (EscConfig::wide_window_lanes): A's mean row
+  /// length at most 32 (the register sort's limit at 32 lanes) and mean(A row) × mean(B row), the
+  /// mean products a row when rows are alike, in [32, 256): the means whose warp-row ranges the
+  /// lanes rule gives 8 or 16 lanes (with room for ranges a little off the estimate).
+  bool window_sample_pays(const Matrix& A, const Matrix& B) const {
+    if (!cfg_.wide_window_lanes || cfg_.warp_row_lanes > 0 || !uses_warp_rows() || cfg_.warp_row_register_sort <= 0)
+      return false;
+    const double n = static_cast<double>(A.numRows()), nb = static_cast<double>(B.numRows());
+    if (n <= 0 || nb <= 0) return false;
+    const double ka = static_cast<double>(A.nnz()) / n, est = ka * static_cast<double>(B.nnz()) / nb;
+    return ka <= 32 && est >= 32 && est < 256;
+  }
   bool early_scan_pays(const Matrix& A, const Matrix& B) const {
     const std::int64_t n = A.numRows(), k = B.numRows();
     if (n <= 0 || k <= 0) return false;
@@ -1767,6 +1835,8 @@ class EscSpgemm {
   pooled_t<value_type> val_buf_mem_;    ///< val_buf_'s memory (plan pool)
   std::int64_t a_rows_ = 0, a_cols_ = 0, b_cols_ = 0, a_nnz_ = 0, b_nnz_ = 0;
   bool analyzed_ = false;  ///< analyze() ran and no symbolic() consumed it yet
+  std::int64_t an_window_samples_ = -1;  ///< last analysis's sampled warp-row rows (-1: no sample ran)
+  std::int64_t an_wide_windows_ = 0;     ///< of them, rows too wide for the bitmap
   std::int64_t an_rows_ = 0, an_inner_ = 0, an_nnz_a_ = 0, an_nnz_b_ = 0, an_sum_ = 0, an_max_ = 0;
   int an_m0_ = 0, an_mid_ = 0, an_m1_ = 0;  ///< clock marks of the last analysis (start, F_i, plan)
   /// Phase times (device events on CUDA: no fences between the phases; kkperm/core/phase_clock.hpp)

@@ -437,6 +437,17 @@ KOKKOS_INLINE_FUNCTION bool reg_sort_fits(std::int64_t ka, std::int64_t F, int W
   return ka <= W && F <= std::int64_t(kRegSortKeys) * W;
 }
 
+/// Whether the symbolic passes of a warp-row range planned on `lanes` lanes take 32 instead
+/// (EscConfig::wide_window_lanes): `enabled`, fewer than 32 lanes, the range's largest row (`max_ka`
+/// A entries, `max_work` products) does not fit the register sort at `lanes` but does at 32, and at
+/// least half of the `sampled` rows of the analysis's window sample (esc_impl::window_sample; < 1:
+/// none ran) are `wide` (C windows too wide for the bitmap).
+inline bool wide_window_lanes_pay(bool enabled, int lanes, std::int64_t max_ka, std::int64_t max_work,
+                                  std::int64_t sampled, std::int64_t wide) {
+  return enabled && lanes < 32 && !reg_sort_fits(max_ka, max_work, lanes) && reg_sort_fits(max_ka, max_work, 32) &&
+         sampled > 0 && 2 * wide >= sampled;
+}
+
 /// The row's product columns into key[] (reg_sort_fits must hold), and with Values each product's
 /// value a·b into val[] (0 for unused slots; untouched without). Every lane of `mask` calls it.
 template <int W, bool Values, class Args, class O, class V>
