@@ -1087,26 +1087,6 @@ TEST(EscSpgemm, WideWindowLanesRule) {
   EXPECT_FALSE(wide_window_lanes_pay(true, 8, 9, 81, -1, 0));
 }
 
-namespace {
-/// n_b x m: row k has `per` entries at columns k, k + 1, ... (narrow windows), values in [-1, 1].
-Host band_csr(int n_b, int m, int per, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> val(-1.0, 1.0);
-  Host h;
-  h.num_rows = n_b;
-  h.num_cols = m;
-  h.row_map.assign(static_cast<std::size_t>(n_b) + 1, 0);
-  for (int k = 0; k < n_b; ++k) {
-    for (int j = 0; j < per && k + j < m; ++j) {
-      h.entries.push_back(k + j);
-      h.values.push_back(val(rng));
-    }
-    h.row_map[k + 1] = static_cast<int>(h.entries.size());
-  }
-  return h;
-}
-}  // namespace
-
 // esc_impl::window_sample against a host count of the same sampled rows: their F_i, their C
 // windows from B's first and last columns, the F range and the bitmap cap; on products whose
 // windows are all wide, all narrow, and mixed with rows of every length.
@@ -1120,7 +1100,7 @@ TEST(EscSpgemm, WindowSampleMatchesHostCount) {
   };
   const std::vector<Case> cases{
       {"wide", random_csr(700, 400, 9, 9, seed), random_csr(400, 1000000, 9, 9, seed + 1)},
-      {"narrow", random_csr(700, 400, 9, 9, seed + 2), band_csr(400, 420, 9, seed + 3)},
+      {"narrow", random_csr(700, 400, 9, 9, seed + 2), banded_csr(400, 4, seed + 3)},
       {"mixed lengths", random_csr(300, 500, 0, 20, seed + 4), random_csr(500, 60000, 0, 12, seed + 5)},
       {"fewer rows than samples", random_csr(100, 400, 1, 12, seed + 6), random_csr(400, 80000, 1, 12, seed + 7)},
       {"empty", random_csr(0, 400, 0, 0, seed + 8), random_csr(400, 50, 1, 3, seed + 9)}};
@@ -1171,7 +1151,7 @@ TEST(EscSpgemm, WideWindowsTakeThirtyTwoLanes) {
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
   const auto hA = random_csr(600, 400, 9, 9, seed);
   const auto wideB = random_csr(400, 1000000, 9, 9, seed + 1);
-  const auto narrowB = band_csr(400, 420, 9, seed + 2);
+  const auto narrowB = banded_csr(400, 4, seed + 2);  // up to 9 entries a row, narrow windows
   for (const bool wide : {true, false})
     for (const int variant : {0, 1, 2}) {  // 0 default, 1 rule off, 2 band for any rows
       const auto& hB = wide ? wideB : narrowB;
