@@ -338,67 +338,6 @@ void row_work_sum_max(const RA& rowA, const EA& entA, const RB& rowB, std::int64
                  "kkperm::spgemm::row_work_sum_max");
 }
 
-/// Rows of A sampled by window_sample (evenly spaced over [0, n)).
-inline constexpr std::int64_t kWindowSamples = 256;
-
-/// Whether C's row of F products whose columns span `span` (last - first + 1) is too wide for the
-/// warp-row count pass's column-window bitmap: more 32-bit words than 4 × the row's hash table
-/// (hash_slots32(F) columns of `col_bytes` bytes), the cap bitmap_words (esc_warp_rows.hpp) puts
-/// on it before the scratch limit. Such rows take the hash table there.
-KOKKOS_INLINE_FUNCTION bool window_too_wide(std::int64_t span, std::int64_t F, int col_bytes) {
-  if (span <= 0 || F <= 0) return false;
-  std::int64_t H = 1;
-  while (H < F + (F >> 2) + 1) H <<= 1;
-  return (span + 31) / 32 > 4 * H * (col_bytes / 4);
-}
-
-/// Column windows of a sample of C's rows, for the warp-row lanes rule (EscSpgemm's
-/// wide_window_lanes): rows i_s = s·n / S of A (s < S = min(n, kWindowSamples)); for each, its
-/// F_i and the window [lo, hi] of C's row from the first and last column of every B row it names
-/// (as warp_row_col_window). out[0] += 1 for a sampled row with fmin < F_i <= fmax, and out[1] += 1
-/// when that row's window is too wide for the bitmap (window_too_wide). `out`: two zeroed words in
-/// Exec's memory. A warp a sampled row on CUDA (its lanes over A's entries), a thread on host
-/// backends. Every index it follows is guarded (A and B may not be validated yet: the analysis
-/// kernel beside it guards the same way); on valid input the guards change nothing.
-template <class Exec, class RA, class EA, class RB, class EB>
-void window_sample(const RA& rowA, const EA& entA, const RB& rowB, const EB& entB, std::int64_t n, std::int64_t fmin,
-                   std::int64_t fmax, std::int64_t* out) {
-  const std::int64_t S = n < kWindowSamples ? n : kWindowSamples;
-  if (S <= 0) return;
-  using policy_t = kkperm::team_policy<Exec>;
-  using member_t = typename policy_t::member_type;
-  using O = std::remove_cv_t<std::remove_reference_t<decltype(entB(0))>>;
-  constexpr int W = is_host_exec<Exec>() ? 1 : 32;
-  constexpr int col_bytes = static_cast<int>(sizeof(O));
-  const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
-  const std::int64_t nnz_b = static_cast<std::int64_t>(entB.extent(0));
-  const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
-  Kokkos::parallel_for(
-      "kkperm::spgemm::esc::window_sample", policy_t(static_cast<int>(S), W), KOKKOS_LAMBDA(const member_t& team) {
-        const int lane = team.team_rank();
-        const std::int64_t i = std::int64_t(team.league_rank()) * n / S;
-        const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
-        const std::int64_t lo_p = a0 < 0 ? 0 : a0, hi_p = a1 < nnz_a ? a1 : nnz_a;
-        std::int64_t f = 0, lo = Kokkos::Experimental::finite_max<std::int64_t>::value, hi = -1;
-        for (std::int64_t p = lo_p + lane; p < hi_p; p += W) {
-          const std::int64_t k = static_cast<std::int64_t>(entA(p));
-          if (k < 0 || k >= n_b) continue;
-          const std::int64_t b0 = static_cast<std::int64_t>(rowB(k)), b1 = static_cast<std::int64_t>(rowB(k + 1));
-          if (b1 <= b0 || b0 < 0 || b1 > nnz_b) continue;
-          f += b1 - b0;
-          const std::int64_t first = static_cast<std::int64_t>(entB(b0)), last = static_cast<std::int64_t>(entB(b1 - 1));
-          if (first < lo) lo = first;
-          if (last > hi) hi = last;
-        }
-        f = kkperm::detail::warp_sum(f, W);
-        kkperm::detail::warp_min_max(lo, hi, W);
-        if (lane == 0 && f > fmin && f <= fmax) {
-          kkperm::atomic_add_i64(out, std::int64_t(1));
-          if (window_too_wide(hi - lo + 1, f, col_bytes)) kkperm::atomic_add_i64(out + 1, std::int64_t(1));
-        }
-      });
-}
-
 /// Bin of row i: work used for binning is max(F_i, nnz(A row i)) so every per-row scratch
 /// array (expanded products and the prefix over A's row) is bounded by the bin's capacity.
 KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t t1, std::int64_t t2) {

@@ -274,6 +274,67 @@ KOKKOS_INLINE_FUNCTION int bitmap_words(std::int64_t span, int table_words, int 
   return words <= cap ? static_cast<int>(words) : 0;
 }
 
+/// Rows of A sampled by window_sample (evenly spaced over [0, n)).
+inline constexpr std::int64_t kWindowSamples = 256;
+
+/// Whether C's row of F products whose columns span `span` (last - first + 1) is too wide for the
+/// warp-row count pass's column-window bitmap before the scratch limit: bitmap_words' cap of 4 ×
+/// the row's hash table (hash_slots32(F) columns of `col_bytes` bytes), as the kernel applies it.
+/// Such rows take the hash table there. F is clamped to 2^28 for hash_slots32's int (the sampled
+/// rows are the warp bin's, far below).
+KOKKOS_INLINE_FUNCTION bool window_too_wide(std::int64_t span, std::int64_t F, int col_bytes) {
+  if (span <= 0 || F <= 0) return false;
+  const int f = F < (std::int64_t(1) << 28) ? static_cast<int>(F) : (1 << 28);
+  return bitmap_words(span, hash_slots32(f) * (col_bytes / 4), Kokkos::Experimental::finite_max<int>::value) == 0;
+}
+
+/// Column windows of a sample of C's rows, for the warp-row lanes rule (EscSpgemm's
+/// wide_window_lanes): rows i_s = s·n / S of A (s < S = min(n, kWindowSamples)); for each, its
+/// F_i and the window [lo, hi] of C's row from the first and last column of every B row it names
+/// (as warp_row_col_window). out[0] += 1 for a sampled row with fmin < F_i <= fmax, and out[1] += 1
+/// when that row's window is too wide for the bitmap (window_too_wide). `out`: two zeroed words in
+/// Exec's memory. A warp a sampled row on CUDA (its lanes over A's entries), a thread on host
+/// backends. Every index it follows is guarded (A and B may not be validated yet: the analysis
+/// kernel beside it guards the same way); on valid input the guards change nothing.
+template <class Exec, class RA, class EA, class RB, class EB>
+void window_sample(const RA& rowA, const EA& entA, const RB& rowB, const EB& entB, std::int64_t n, std::int64_t fmin,
+                   std::int64_t fmax, std::int64_t* out) {
+  const std::int64_t S = n < kWindowSamples ? n : kWindowSamples;
+  if (S <= 0) return;
+  using policy_t = kkperm::team_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  using O = std::remove_cv_t<std::remove_reference_t<decltype(entB(0))>>;
+  constexpr int W = is_host_exec<Exec>() ? 1 : 32;
+  constexpr int col_bytes = static_cast<int>(sizeof(O));
+  const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
+  const std::int64_t nnz_b = static_cast<std::int64_t>(entB.extent(0));
+  const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
+  Kokkos::parallel_for(
+      "kkperm::spgemm::esc::window_sample", policy_t(static_cast<int>(S), W), KOKKOS_LAMBDA(const member_t& team) {
+        const int lane = team.team_rank();
+        const std::int64_t i = std::int64_t(team.league_rank()) * n / S;
+        const std::int64_t a0 = static_cast<std::int64_t>(rowA(i)), a1 = static_cast<std::int64_t>(rowA(i + 1));
+        const std::int64_t lo_p = a0 < 0 ? 0 : a0, hi_p = a1 < nnz_a ? a1 : nnz_a;
+        std::int64_t f = 0, lo = Kokkos::Experimental::finite_max<std::int64_t>::value, hi = -1;
+        for (std::int64_t p = lo_p + lane; p < hi_p; p += W) {
+          const std::int64_t k = static_cast<std::int64_t>(entA(p));
+          if (k < 0 || k >= n_b) continue;
+          const std::int64_t b0 = static_cast<std::int64_t>(rowB(k)), b1 = static_cast<std::int64_t>(rowB(k + 1));
+          if (b1 <= b0 || b0 < 0 || b1 > nnz_b) continue;
+          f += b1 - b0;
+          const std::int64_t first = static_cast<std::int64_t>(entB(b0)), last = static_cast<std::int64_t>(entB(b1 - 1));
+          if (first < lo) lo = first;
+          if (last > hi) hi = last;
+        }
+        f = kkperm::detail::warp_sum(f, W);
+        kkperm::detail::warp_min_max(lo, hi, W);
+        if (lane == 0 && f > fmin && f <= fmax) {
+          kkperm::atomic_add_i64(out, std::int64_t(1));
+          if (window_too_wide(hi - lo + 1, f, col_bytes)) kkperm::atomic_add_i64(out + 1, std::int64_t(1));
+        }
+      });
+}
+
 /// Sets bit d of the bitmap bm (shared by the row's lanes; a plain read first, an atomic OR only
 /// for a new bit); returns 1 without touching bm when d is outside [0, span).
 KOKKOS_INLINE_FUNCTION int bitmap_set(unsigned* bm, std::int64_t d, std::int64_t span) {
