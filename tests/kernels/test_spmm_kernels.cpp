@@ -1,4 +1,5 @@
-// The two SpMM kernels (C-stationary / column-major B, row-major B) against their serial twins
+// The SpMM kernels (C-stationary / column-major B, row-major B, row-major B staged per tile of
+// rows) against their serial twins
 // and against a double reference on the unpermuted matrix, on every row-set shape they accept:
 // plain, permuted with results in the caller's order, permuted space, DCSR, DCSR of a permuted
 // matrix. The permutations here are random bijections built by the test itself, so the kernels'
@@ -19,6 +20,8 @@
 #include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/reference.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
+#include "kkperm/kernels/spmm/row_tiled.hpp"
+#include "kkperm/select/spmm_own_plan.hpp"
 
 namespace {
 namespace ks = kkperm::kernels::spmm;
@@ -395,6 +398,242 @@ TYPED_TEST(SpmmKernels, RowMajorChunkedWalkMatchesReference) {
   Kokkos::View<T**, Kokkos::LayoutRight, Device> B("B", 4, 3), Y("Y", 1, 3);
   const auto split = ks::build_row_split(Exec(), rm, ids, 8);
   EXPECT_THROW(ks::row_major(Exec(), T(1), rm, en, va, ids, B, T(0), Y, split, 0, 0), std::invalid_argument);
+}
+
+// row_major_tiled's tiles (build_row_tiles), checked on the host: they cover the rows in order;
+// a staged tile has at most max_rows rows and max_cols distinct columns, sorted and unique, and
+// every entry's local index names its column; a tile with entries and no staged columns is one
+// row wider than max_cols (direct); the greedy closes a staged tile only when it is full of rows
+// or the next row would bring its columns past max_cols.
+template <class Tiles>
+void check_tiles(const ts::HostD& A, const Tiles& t, int max_rows, int max_cols) {
+  const auto row0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.row0);
+  const auto cptr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.cptr);
+  const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.cols);
+  const auto local = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.local);
+  ASSERT_EQ(static_cast<std::int64_t>(row0.extent(0)), t.tiles + 1);
+  ASSERT_EQ(static_cast<std::int64_t>(cptr.extent(0)), t.tiles + 1);
+  ASSERT_EQ(local.extent(0), A.entries.size());
+  EXPECT_EQ(t.max_cols, max_cols);
+  EXPECT_EQ(row0(0), 0);
+  EXPECT_EQ(row0(t.tiles), A.num_rows);
+  EXPECT_EQ(cptr(0), 0);
+  EXPECT_EQ(static_cast<std::int64_t>(cptr(t.tiles)), t.staged_cols);
+  EXPECT_EQ(static_cast<std::int64_t>(cols.extent(0)), t.staged_cols);
+  const auto direct_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.direct_rows);
+  std::int64_t direct = 0, staged_entries = 0;
+  int widest = 0;
+  for (std::int64_t k = 0; k < t.tiles; ++k) {
+    SCOPED_TRACE("tile " + std::to_string(k));
+    const int r0 = row0(k), r1 = row0(k + 1);
+    ASSERT_LT(r0, r1);
+    const int c0 = cptr(k), U = cptr(k + 1) - c0;
+    const auto e0 = A.row_map[r0], e1 = A.row_map[r1];
+    if (U == 0 && e1 > e0) {  // direct
+      EXPECT_LT(direct, static_cast<std::int64_t>(direct_rows.extent(0)));
+      if (direct < static_cast<std::int64_t>(direct_rows.extent(0))) EXPECT_EQ(direct_rows(direct), r0);
+      ++direct;
+      EXPECT_EQ(r1 - r0, 1);
+      EXPECT_GT(e1 - e0, max_cols);
+      continue;
+    }
+    EXPECT_LE(r1 - r0, max_rows);
+    EXPECT_LE(U, max_cols);
+    widest = std::max(widest, U);
+    staged_entries += e1 - e0;
+    std::vector<int> want(A.entries.begin() + e0, A.entries.begin() + e1);
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    ASSERT_EQ(static_cast<int>(want.size()), U);
+    for (int u = 0; u < U; ++u) EXPECT_EQ(cols(c0 + u), want[u]);
+    for (auto e = e0; e < e1; ++e) {
+      ASSERT_LT(static_cast<int>(local(e)), U);
+      EXPECT_EQ(cols(c0 + local(e)), A.entries[e]);
+    }
+    if (k + 1 < t.tiles && r1 - r0 < max_rows) {  // closed because the next row did not fit
+      auto with_next = want;
+      with_next.insert(with_next.end(), A.entries.begin() + A.row_map[r1], A.entries.begin() + A.row_map[r1 + 1]);
+      std::sort(with_next.begin(), with_next.end());
+      with_next.erase(std::unique(with_next.begin(), with_next.end()), with_next.end());
+      EXPECT_GT(static_cast<int>(with_next.size()), max_cols);
+    }
+  }
+  EXPECT_EQ(direct, t.direct_tiles);
+  EXPECT_EQ(static_cast<std::int64_t>(direct_rows.extent(0)), direct);
+  EXPECT_EQ(staged_entries, t.staged_entries);
+  EXPECT_EQ(widest, t.widest);
+}
+
+// The row_major_tiled plan (the tiled kernel, and the row-major kernel for the direct tiles' rows)
+// against the reference with Y poisoned when beta = 0, and its tiles (built for K as the plan
+// builds them, tiled_max_cols) checked as above. With `tiles_only`, the tiled kernel alone: the
+// direct tiles' rows must keep their poison, every other row must match.
+template <class T>
+void run_tiled_case(const ts::NamedMatrix& M, int K, double alpha, double beta, std::uint64_t seed,
+                    bool tiles_only = false) {
+  SCOPED_TRACE(M.name + " K=" + std::to_string(K) + " alpha=" + std::to_string(alpha) +
+               " beta=" + std::to_string(beta) + " seed=" + std::to_string(seed) +
+               " tiles_only=" + std::to_string(tiles_only));
+  const auto& A = M.A;
+  const int n = A.num_rows, m = A.num_cols;
+  using Matrix = kkperm::Crs<T, int, Device, int>;
+  const auto Ad = kkperm::to_device<Matrix>(A);
+  const int cap = ks::tiled_max_cols(K, sizeof(T));
+  const auto tiles = ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, m,
+                                                 ks::RowTiledConfig::max_rows, cap);
+  check_tiles(A, tiles, ks::RowTiledConfig::max_rows, cap);
+  const auto Bv = ts::random_dense(m, K, seed + 11);
+  const auto Y0 = ts::random_dense(n, K, seed + 12);
+  const auto ref = ts::reference_spmm<T>(A, alpha, Bv, beta, Y0, K);
+  Kokkos::View<T**, Kokkos::LayoutRight, Device> B("B", m, K), Y("Y", n, K);
+  auto Bh = Kokkos::create_mirror_view(B);
+  auto Yh = Kokkos::create_mirror_view(Y);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < K; ++c) Bh(r, c) = static_cast<T>(Bv[std::size_t(r) * K + c]);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < K; ++c)
+      Yh(i, c) = beta == 0.0 ? kkperm::test::poison<T>() : static_cast<T>(Y0[std::size_t(i) * K + c]);
+  Kokkos::deep_copy(B, Bh);
+  Kokkos::deep_copy(Y, Yh);
+  std::vector<char> direct_row(static_cast<std::size_t>(n), 0);
+  if (tiles_only) {
+    ks::row_tiled(Exec(), T(alpha), tiles, Ad.graph.row_map, Ad.graph.entries, Ad.values, B, T(beta), Y);
+    const auto dr = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tiles.direct_rows);
+    for (std::size_t k = 0; k < dr.extent(0); ++k) direct_row[static_cast<std::size_t>(dr(k))] = 1;
+  } else {
+    kkperm::OwnSpmmPlan<Matrix> plan(kkperm::SpmmCandidate::row_major_tiled);
+    plan.prepare(Ad, K);
+    EXPECT_NE(plan.details().find("direct_tiles=" + std::to_string(tiles.direct_tiles)), std::string::npos)
+        << plan.details();
+    plan.run(T(alpha), B, T(beta), Y);
+  }
+  Kokkos::fence();
+  Kokkos::deep_copy(Yh, Y);
+  int bad = 0;
+  for (int i = 0; i < n && bad < 5; ++i)
+    for (int c = 0; c < K && bad < 5; ++c) {
+      const std::size_t idx = std::size_t(i) * K + c;
+      const double got = static_cast<double>(Yh(i, c));
+      if (direct_row[static_cast<std::size_t>(i)]) {  // untouched by the tiled kernel
+        const double before = beta == 0.0 ? static_cast<double>(kkperm::test::poison<T>())
+                                          : static_cast<double>(static_cast<T>(Y0[idx]));
+        if (!(got == before || (std::isnan(got) && std::isnan(before)))) {
+          ++bad;
+          ADD_FAILURE() << "direct row " << i << " col " << c << " written by the tiled kernel: " << got;
+        }
+        continue;
+      }
+      if (!(std::abs(got - ref.y[idx]) <= ref.bound[idx])) {
+        ++bad;
+        ADD_FAILURE() << "row " << i << " col " << c << ": kernel " << got << " reference " << ref.y[idx]
+                      << " bound " << ref.bound[idx];
+      }
+    }
+}
+
+// Banded rows (11 a row: tiles of 32 rows share most of 42 columns), dense diagonal blocks of 32
+// (a tile is one block), random rows with some wider than any cap (direct tiles) and runs of empty
+// rows (tiles with no entries), random rows over few columns (tiles full of rows), K across the
+// pass widths (32, 64, 128 columns) with partial passes.
+TYPED_TEST(SpmmKernels, RowTiledMatchesReferenceAndTilesHoldTheirCaps) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  ts::HostD band, blocks;
+  band.num_rows = band.num_cols = 3001;
+  band.row_map.assign(1, 0);
+  for (int i = 0; i < 3001; ++i) {
+    for (int c = std::max(0, i - 5); c <= std::min(3000, i + 5); ++c) {
+      band.entries.push_back(c);
+      band.values.push_back(val(rng));
+    }
+    band.row_map.push_back(static_cast<std::int64_t>(band.entries.size()));
+  }
+  blocks.num_rows = blocks.num_cols = 32 * 41;
+  blocks.row_map.assign(1, 0);
+  for (int i = 0; i < 32 * 41; ++i) {
+    for (int c = i / 32 * 32; c < i / 32 * 32 + 32; ++c) {
+      blocks.entries.push_back(c);
+      blocks.values.push_back(val(rng));
+    }
+    blocks.row_map.push_back(static_cast<std::int64_t>(blocks.entries.size()));
+  }
+  const std::vector<ts::NamedMatrix> mats{
+      {"banded_5", band},
+      {"blocks_32", blocks},
+      {"wide_and_empty_rows", ts::random_rows(900, 2500, seed + 1, [](auto& r, int i) {
+         return i % 97 == 3 ? 300 : (i / 50) % 4 == 1 ? 0 : std::uniform_int_distribution<int>(0, 12)(r);
+       })},
+      {"few_columns", ts::random_rows(700, 24, seed + 2, [](auto& r, int) {
+         return std::uniform_int_distribution<int>(1, 6)(r);
+       })}};
+  std::uint64_t s = seed;
+  for (const auto& M : mats)
+    for (int K : {1, 32, 33, 64, 65, 130}) {
+      run_tiled_case<T>(M, K, 1.5, 0.0, ++s);
+      run_tiled_case<T>(M, K, -0.5, 2.0, ++s);
+      if (K == 1 || K == 65) {
+        run_tiled_case<T>(M, K, 1.5, 0.0, ++s, true);
+        run_tiled_case<T>(M, K, -0.5, 2.0, ++s, true);
+      }
+    }
+}
+
+// The direct tiles' rows take row_major's split as it would be set for all of A: an arrow-like
+// matrix (2000 rows of 3 entries, row 7 with 5000) splits row 7 from 512 entries (4 x A's mean of
+// 5.5 is below the 512 floor), where the direct rows' own mean (5000) would leave it whole; the
+// product still matches the reference.
+TYPED_TEST(SpmmKernels, RowTiledSplitsDirectRowsAsForAllOfA) {
+  using T = TypeParam;
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  const ts::NamedMatrix M{"arrow_like", ts::random_rows(2001, 6000, seed, [](auto&, int i) { return i == 7 ? 5000 : 3; })};
+  using Matrix = kkperm::Crs<T, int, Device, int>;
+  kkperm::OwnSpmmPlan<Matrix> plan(kkperm::SpmmCandidate::row_major_tiled);
+  plan.prepare(kkperm::to_device<Matrix>(M.A), 8);
+  const std::string d = plan.details();
+  EXPECT_NE(d.find("direct_tiles=1 "), std::string::npos) << d;
+  EXPECT_NE(d.find("split_from=512 "), std::string::npos) << d;
+  EXPECT_NE(d.find("split_rows=1 "), std::string::npos) << d;
+  run_tiled_case<T>(M, 8, 1.5, 0.0, seed + 1);
+  run_tiled_case<T>(M, 40, -0.5, 2.0, seed + 2);
+}
+
+TYPED_TEST(SpmmKernels, RowTiledRejectsBadCapsColumnsAndForeignTiles) {
+  using T = TypeParam;
+  // the caps: f64 96 / 80 staged columns for passes of 32 / 64 columns (K <= 32 / K > 32), f32 96
+  EXPECT_EQ(ks::tiled_pass_columns(1), 32);
+  EXPECT_EQ(ks::tiled_pass_columns(33), 64);
+  EXPECT_EQ(ks::tiled_pass_columns(512), 64);
+  EXPECT_EQ(ks::tiled_max_cols(32, 8), 96);
+  EXPECT_EQ(ks::tiled_max_cols(64, 8), 80);
+  EXPECT_EQ(ks::tiled_max_cols(512, 8), 80);
+  EXPECT_EQ(ks::tiled_max_cols(64, 4), 96);
+  EXPECT_EQ(ks::tiled_max_cols(512, 4), 96);
+  using Matrix = kkperm::Crs<T, int, Device, int>;
+  const auto H = ts::random_rows(400, 3000, kkperm::test::fresh_seed(), [](auto& r, int) {
+    return std::uniform_int_distribution<int>(4, 16)(r);
+  });
+  const auto Ad = kkperm::to_device<Matrix>(H);
+  EXPECT_THROW(ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 3000, 0, 96), std::invalid_argument);
+  EXPECT_THROW(ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 3000, 32, 0), std::invalid_argument);
+  EXPECT_THROW(ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 3000, 32, 65536),
+               std::invalid_argument);
+  // a column outside [0, num_cols)
+  EXPECT_THROW(ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 2000, 32, 96), std::invalid_argument);
+  const auto tiles = ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 3000, 32, 200);
+  ASSERT_GT(tiles.widest, ks::tiled_max_cols(130, sizeof(T)));
+  Kokkos::View<T**, Kokkos::LayoutRight, Device> B("B", 3000, 130), Y("Y", 400, 130);
+  // tiles too wide for the scratch at K = 130
+  EXPECT_THROW(ks::row_tiled(Exec(), T(1), tiles, Ad.graph.row_map, Ad.graph.entries, Ad.values, B, T(0), Y),
+               std::invalid_argument);
+  // tiles of another matrix
+  const auto other = kkperm::to_device<Matrix>(ts::random_rows(400, 3000, 7, [](auto&, int) { return 3; }));
+  Kokkos::View<T**, Kokkos::LayoutRight, Device> B8("B8", 3000, 8), Y8("Y8", 400, 8);
+  EXPECT_THROW(ks::row_tiled(Exec(), T(1), tiles, other.graph.row_map, other.graph.entries, other.values, B8, T(0), Y8),
+               std::invalid_argument);
 }
 
 // Split length: 4 x the mean row length, at least min_split (512), or min_split_small (64) for row

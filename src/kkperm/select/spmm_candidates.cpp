@@ -93,6 +93,10 @@ const SpmmCandidateInfo kTable[] = {
     {SpmmCandidate::row_major_chunked, "row_major_chunked", "row_major", "identity", F::csr, L::right, false,
      "row_major whose per-row walk gives each team a chunk of consecutive rows, its lane groups "
      "taking them in turn, so that shared columns of B can hit in L1 (device backends)"},
+    {SpmmCandidate::row_major_tiled, "row_major_tiled", "row_major", "identity", F::csr, L::right, false,
+     "row-major B and Y; rows cut into tiles of consecutive rows with few distinct columns, whose B "
+     "rows a team stages in shared memory once per tile (built at prepare; pays on banded rows and "
+     "dense blocks)"},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<std::size_t>(SpmmCandidate::count_),
               "every SpmmCandidate needs one row in kTable");

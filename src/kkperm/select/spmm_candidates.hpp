@@ -72,6 +72,7 @@ enum class SpmmCandidate : int {
   row_major_slab,        ///< row-major kernel, columns in slabs whose part of B fits L2 (device)
   row_major_left,        ///< row-major kernel on column-major B/Y through row-major copies per call
   row_major_chunked,     ///< row-major kernel, a team walks a chunk of consecutive rows (device)
+  row_major_tiled,       ///< row-major, B's rows staged in shared memory per tile of rows
   count_                  ///< not a candidate: number of entries
 };
 

@@ -13,6 +13,7 @@
 #include "kkperm/kernels/spmm/layout_copy.hpp"
 #include "kkperm/kernels/spmm/row_major.hpp"
 #include "kkperm/kernels/spmm/row_set.hpp"
+#include "kkperm/kernels/spmm/row_tiled.hpp"
 #include "kkperm/permute/build.hpp"
 #include "kkperm/select/spmm_candidates.hpp"
 
@@ -42,7 +43,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   }
 
   double extra_bytes() const override {
-    return rs_.extra_bytes + split_.bytes() +
+    return rs_.extra_bytes + split_.bytes() + tiles_.bytes() +
            static_cast<double>(bt_.span() + yt_.span()) * static_cast<double>(sizeof(value_type));
   }
   std::string details() const override {
@@ -55,6 +56,11 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
                                : std::string()) +
            (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "") +
            (left_direct_ ? " left_direct" : "") +
+           (tiles_.tiles > 0 ? " tiles=" + std::to_string(tiles_.tiles) + " direct_tiles=" +
+                                   std::to_string(tiles_.direct_tiles) + " tile_cols<=" +
+                                   std::to_string(tiles_.max_cols) + " widest=" + std::to_string(tiles_.widest) +
+                                   " reuse=" + std::to_string(tiles_.reuse())
+                             : std::string()) +
            (std::string(info(this->candidate()).kernel) == "row_major"
                 ? " tuning=" + kernels::spmm::row_major_tuning()
                 : std::string());
@@ -65,6 +71,21 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
     const auto& inf = info(this->candidate());
     const bool dcsr = inf.format == SpmmFormat::dcsr;
     const std::string pname = inf.permutation;
+    tiles_ = tiles_t{};
+    if (this->candidate() == SpmmCandidate::row_major_tiled) {  // every row of A, in order
+      if (perm_.extent(0) != 0)
+        throw CandidateNotApplicable(this->name() + ": tiles follow A's row order; no permutation");
+      tiles_ = kernels::spmm::build_row_tiles<device_type>(
+          A.graph.row_map, A.graph.entries, static_cast<std::int64_t>(A.numCols()),
+          kernels::spmm::RowTiledConfig::max_rows,
+          kernels::spmm::tiled_max_cols(this->K(), sizeof(value_type)));
+      a_ = A;
+      rs_ = kernels::spmm::build_row_subset(A, tiles_.direct_rows);  // rows too wide to stage: the row kernel's
+      // split as row_major would set it for all of A: the direct rows alone average thousands of
+      // entries, and a split length from their mean would leave a row of 10^6 entries whole
+      build_split(inf, static_cast<std::int64_t>(A.nnz()), static_cast<std::int64_t>(A.numRows()));
+      return;
+    }
     if (perm_.extent(0) != 0 || pname == "identity") {
       rs_ = kernels::spmm::build_row_set(A, perm_, dcsr, permuted_space_);
       build_split(inf);
@@ -117,6 +138,13 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   template <class BView, class YView>
   void run_row_major(value_type alpha, const BView& B, value_type beta, const YView& Y) const {
     using exec = typename Matrix::execution_space;
+    if (this->candidate() == SpmmCandidate::row_major_tiled) {  // the tiles cover empty rows too
+      kernels::spmm::row_tiled(exec(), alpha, tiles_, a_.graph.row_map, a_.graph.entries, a_.values, B, beta, Y);
+      if (rs_.stored_rows > 0)  // the direct tiles' rows
+        kernels::spmm::row_major(exec(), alpha, rs_.row_map, rs_.entries, rs_.values, rs_.row_ids, B, beta, Y,
+                                 split_);
+      return;
+    }
     const int slab = this->candidate() == SpmmCandidate::row_major_slab
                          ? kernels::spmm::slab_columns(static_cast<std::int64_t>(B.extent(0)),
                                                        static_cast<int>(Y.extent(1)), sizeof(value_type))
@@ -171,16 +199,19 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   }
 
   /// Row-major candidates: rows far longer than the mean go to segments (row_major.hpp), shorter
-  /// ones when the segments would not fill one wave (wave_segment_length).
-  void build_split(const SpmmCandidateInfo& inf) {
+  /// ones when the segments would not fill one wave (wave_segment_length). The split length comes
+  /// from the row set's entries and rows, or from `nnz` and `rows` when given (row_major_tiled:
+  /// A's, whose direct rows are a row set of their own).
+  void build_split(const SpmmCandidateInfo& inf, std::int64_t nnz = -1, std::int64_t rows = -1) {
     split_ = split_t{};
     if (std::string(inf.kernel) != "row_major" || rs_.stored_rows == 0) return;
     using exec = typename Matrix::execution_space;
     const std::int64_t wave = kernels::spmm::wave_rows<exec>();
     // the longest row: only small row sets need it (default_split_length)
     const std::int64_t max_row = rs_.stored_rows < wave ? formats::device_max_row_length<exec>(rs_.row_map) : 0;
-    const auto len = kernels::spmm::default_split_length(static_cast<std::int64_t>(rs_.entries.extent(0)),
-                                                         rs_.stored_rows, wave, max_row);
+    const auto len = kernels::spmm::default_split_length(
+        nnz >= 0 ? nnz : static_cast<std::int64_t>(rs_.entries.extent(0)), rows >= 0 ? rows : rs_.stored_rows, wave,
+        max_row);
     split_ = kernels::spmm::build_row_split(exec(), rs_.row_map, rs_.row_ids, len);
     // segments that would not fill one wave: the same rows in shorter segments, at most
     // max_row_segments a row
@@ -194,6 +225,10 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
   using split_t = kernels::spmm::RowSplit<device_type, typename Matrix::non_const_ordinal_type,
                                           typename Matrix::non_const_size_type>;
   split_t split_;
+  using tiles_t = kernels::spmm::RowTiles<device_type, typename Matrix::non_const_ordinal_type,
+                                          typename Matrix::non_const_size_type>;
+  tiles_t tiles_;  ///< row_major_tiled's tiles (empty for the other candidates)
+  Matrix a_;       ///< row_major_tiled: A as prepared (its views; the plan keeps A's views anyway)
   using rm_view = y_right;
   rm_view bt_, yt_;  ///< row_major_left's buffers (empty for the other candidates)
   bool left_direct_ = false;  ///< row_major_left on a small row set: no buffers, no copies

@@ -37,6 +37,57 @@ struct RowSet {
   double extra_bytes = 0.0;
 };
 
+/// A row set of some rows of A (`rows`: distinct rows of A, in the order they are stored): their
+/// entries and values copied into a CSR of their own, row_ids = `rows` (results go to A's rows).
+/// build_row_set's permuted row sets (rows = the permutation) and row_major_tiled's rows too wide
+/// to stage use it.
+template <class Matrix, class RowsView>
+RowSet<Matrix> build_row_subset(const Matrix& A, const RowsView& rows) {
+  using rs_t = RowSet<Matrix>;
+  using exec_t = typename Matrix::execution_space;
+  using ordinal_t = typename rs_t::ordinal_t;
+  using offset_t = typename rs_t::offset_t;
+  using value_t = typename rs_t::value_t;
+  using device_type = typename rs_t::device_type;
+  rs_t rs;
+  const std::int64_t n = static_cast<std::int64_t>(rows.extent(0));
+  Kokkos::View<offset_t*, device_type> rm("kkperm::spmm::subset_row_map", n + 1);  // rm(0) = 0
+  const auto src_rm = A.graph.row_map;
+  const auto src_e = A.graph.entries;
+  const auto src_v = A.values;
+  Kokkos::parallel_scan(
+      "kkperm::spmm::subset_scan", kkperm::range_policy<exec_t>(0, n),
+      KOKKOS_LAMBDA(const std::int64_t p, offset_t& acc, const bool final) {
+        acc += src_rm(rows(p) + 1) - src_rm(rows(p));
+        if (final) rm(p + 1) = acc;
+      });
+  offset_t nnz = 0;
+  if (n > 0) Kokkos::deep_copy(nnz, Kokkos::subview(rm, n));
+  Kokkos::View<ordinal_t*, device_type> ent(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::spmm::subset_entries")), nnz);
+  Kokkos::View<value_t*, device_type> val(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::spmm::subset_values")), nnz);
+  Kokkos::parallel_for(
+      "kkperm::spmm::subset_gather", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
+        offset_t dst = rm(p);
+        for (offset_t k = src_rm(rows(p)); k < src_rm(rows(p) + 1); ++k, ++dst) {
+          ent(dst) = src_e(k);
+          val(dst) = src_v(k);
+        }
+      });
+  Kokkos::View<ordinal_t*, device_type> ids(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::spmm::subset_row_ids")), n);
+  Kokkos::deep_copy(ids, rows);
+  rs.row_map = rm;
+  rs.entries = ent;
+  rs.values = val;
+  rs.row_ids = ids;
+  rs.stored_rows = n;
+  rs.extra_bytes = static_cast<double>(n + 1) * sizeof(offset_t) + static_cast<double>(n) * sizeof(ordinal_t) +
+                   static_cast<double>(nnz) * (sizeof(ordinal_t) + sizeof(value_t));
+  return rs;
+}
+
 template <class Matrix, class PermView>
 RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
                              bool permuted_space) {
@@ -73,32 +124,13 @@ RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
   }
   // 1. Stored (permuted) row map, when rows move.
   Kokkos::View<const offset_t*, device_type> prm = src_rm;
-  if (permuted) {
-    Kokkos::View<offset_t*, device_type> rm("kkperm::spmm::perm_row_map", n + 1);
-    Kokkos::parallel_scan(
-        "kkperm::spmm::row_set_scan", kkperm::range_policy<exec_t>(0, n),
-        KOKKOS_LAMBDA(const ordinal_t p, offset_t& acc, const bool final) {
-          const auto i = perm(p);
-          acc += src_rm(i + 1) - src_rm(i);
-          if (final) rm(p + 1) = acc;
-        });
-    Kokkos::View<ordinal_t*, device_type> ent("kkperm::spmm::perm_entries", A.nnz());
-    Kokkos::View<value_t*, device_type> val("kkperm::spmm::perm_values", A.nnz());
-    auto src_e = A.graph.entries;
-    auto src_v = A.values;
-    Kokkos::parallel_for(
-        "kkperm::spmm::row_set_gather", kkperm::range_policy<exec_t>(0, n),
-        KOKKOS_LAMBDA(const ordinal_t p) {
-          const auto i = perm(p);
-          offset_t dst = rm(p);
-          for (offset_t k = src_rm(i); k < src_rm(i + 1); ++k, ++dst) {
-            ent(dst) = src_e(k);
-            val(dst) = src_v(k);
-          }
-        });
-    prm = rm;
-    rs.entries = ent;
-    rs.values = val;
+  Kokkos::View<ordinal_t*, device_type> perm_ids;  // perm's copy: the row ids when needed
+  if (permuted) {  // every row, in perm's order
+    const auto sub = build_row_subset(A, perm);
+    prm = sub.row_map;
+    rs.entries = sub.entries;
+    rs.values = sub.values;
+    perm_ids = sub.row_ids;
     rs.extra_bytes += double(n + 1) * sizeof(offset_t) +
                       double(A.nnz()) * (sizeof(ordinal_t) + sizeof(value_t));
   } else {
@@ -111,9 +143,7 @@ RowSet<Matrix> build_row_set(const Matrix& A, const PermView& perm, bool dcsr,
     rs.row_map = prm;
     rs.stored_rows = n;
     if (ids_needed) {
-      Kokkos::View<ordinal_t*, device_type> ids("kkperm::spmm::row_ids", n);
-      Kokkos::deep_copy(ids, perm);
-      rs.row_ids = ids;
+      rs.row_ids = perm_ids;
       rs.extra_bytes += double(n) * sizeof(ordinal_t);
     }
     return rs;
