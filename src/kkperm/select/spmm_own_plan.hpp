@@ -57,7 +57,7 @@ class OwnSpmmPlan final : public SpmmPlan<Matrix> {
            (perm_.extent(0) ? (permuted_space_ ? " permuted_space" : " caller_order") : "") +
            (left_direct_ ? " left_direct" : "") +
            (tiles_.tiles > 0 ? " tiles=" + std::to_string(tiles_.tiles) + " direct_tiles=" +
-                                   std::to_string(tiles_.direct_tiles) + " tile_cols<=" +
+                                   std::to_string(tiles_.direct_tiles()) + " tile_cols<=" +
                                    std::to_string(tiles_.max_cols) + " widest=" + std::to_string(tiles_.widest) +
                                    " reuse=" + std::to_string(tiles_.reuse())
                              : std::string()) +

@@ -86,14 +86,16 @@ struct RowTiles {
   Kokkos::View<std::uint16_t*, Device> local;  ///< per entry: index into its tile's cols
   Kokkos::View<Ordinal*, Device> direct_rows;  ///< the rows of the direct tiles, ascending
   std::int64_t tiles = 0;
-  std::int64_t direct_tiles = 0;   ///< tiles of one row whose columns exceed max_cols
-  std::int64_t staged_cols = 0;    ///< total staged columns (cols' extent)
   std::int64_t staged_entries = 0; ///< entries of the staged tiles
   int max_cols = 0;                ///< the cap the tiles were built with
   int widest = 0;                  ///< most staged columns of any tile (<= max_cols)
+  /// Tiles of one row whose columns exceed max_cols.
+  std::int64_t direct_tiles() const { return static_cast<std::int64_t>(direct_rows.extent(0)); }
+  /// Staged columns of all tiles.
+  std::int64_t staged_cols() const { return static_cast<std::int64_t>(cols.extent(0)); }
   /// Entries per staged column: how often a staged B row is used.
   double reuse() const {
-    return staged_cols > 0 ? static_cast<double>(staged_entries) / static_cast<double>(staged_cols) : 0.0;
+    return staged_cols() > 0 ? static_cast<double>(staged_entries) / static_cast<double>(staged_cols()) : 0.0;
   }
   /// Device bytes held.
   double bytes() const {
@@ -137,7 +139,6 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   auto close = [&](std::int64_t end, bool direct) {
     row0.push_back(static_cast<ordinal_t>(tile_first));
     if (direct) {
-      ++t.direct_tiles;
       direct_rows.push_back(static_cast<ordinal_t>(tile_first));
     } else {
       std::sort(tile_cols.begin(), tile_cols.end());
@@ -184,7 +185,6 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   if (tile_first < n) close(n, false);
   t.tiles = static_cast<std::int64_t>(row0.size());
   row0.push_back(static_cast<ordinal_t>(n));
-  t.staged_cols = static_cast<std::int64_t>(cols.size());
   auto up = [](const auto& h, const char* label) {
     using T = typename std::decay<decltype(h)>::type::value_type;
     Kokkos::View<T*, Device> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), h.size());
