@@ -401,10 +401,11 @@ TYPED_TEST(SpmmKernels, RowMajorChunkedWalkMatchesReference) {
 }
 
 // row_major_tiled's tiles (build_row_tiles), checked on the host: they cover the rows in order;
-// a staged tile has at most max_rows rows and max_cols distinct columns, sorted and unique, and
-// every entry's local index names its column; a tile with entries and no staged columns is one
-// row wider than max_cols (direct); the greedy closes a staged tile only when it is full of rows
-// or the next row would bring its columns past max_cols.
+// no tile crosses the edge of a window of tile_window_rows(max_rows) rows; a staged tile has at
+// most max_rows rows and max_cols distinct columns, sorted and unique, and every entry's local
+// index names its column; a tile with entries and no staged columns is one row wider than
+// max_cols (direct); the greedy closes a staged tile only at a window's edge, when it is full of
+// rows, or when the next row would bring its columns past max_cols.
 template <class Tiles>
 void check_tiles(const ts::HostD& A, const Tiles& t, int max_rows, int max_cols) {
   const auto row0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.row0);
@@ -423,6 +424,7 @@ void check_tiles(const ts::HostD& A, const Tiles& t, int max_rows, int max_cols)
   const auto direct_rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t.direct_rows);
   std::int64_t direct = 0, staged_entries = 0;
   int widest = 0;
+  const std::int64_t wr = ks::tile_window_rows(max_rows);
   for (std::int64_t k = 0; k < t.tiles; ++k) {
     SCOPED_TRACE("tile " + std::to_string(k));
     const int r0 = row0(k), r1 = row0(k + 1);
@@ -438,6 +440,7 @@ void check_tiles(const ts::HostD& A, const Tiles& t, int max_rows, int max_cols)
       continue;
     }
     EXPECT_LE(r1 - r0, max_rows);
+    EXPECT_EQ(r0 / wr, (r1 - 1) / wr) << "rows [" << r0 << ", " << r1 << ") cross a window's edge";
     EXPECT_LE(U, max_cols);
     widest = std::max(widest, U);
     staged_entries += e1 - e0;
@@ -450,7 +453,7 @@ void check_tiles(const ts::HostD& A, const Tiles& t, int max_rows, int max_cols)
       ASSERT_LT(static_cast<int>(local(e)), U);
       EXPECT_EQ(cols(c0 + local(e)), A.entries[e]);
     }
-    if (k + 1 < t.tiles && r1 - r0 < max_rows) {  // closed because the next row did not fit
+    if (k + 1 < t.tiles && r1 % wr != 0 && r1 - r0 < max_rows) {  // the next row did not fit
       auto with_next = want;
       with_next.insert(with_next.end(), A.entries.begin() + A.row_map[r1], A.entries.begin() + A.row_map[r1 + 1]);
       std::sort(with_next.begin(), with_next.end());
@@ -581,24 +584,107 @@ TYPED_TEST(SpmmKernels, RowTiledMatchesReferenceAndTilesHoldTheirCaps) {
     }
 }
 
-// The direct tiles' rows take row_major's split as it would be set for all of A: an arrow-like
-// matrix (2000 rows of 3 entries, row 7 with 5000) splits row 7 from 512 entries (4 x A's mean of
-// 5.5 is below the 512 floor), where the direct rows' own mean (5000) would leave it whole; the
-// product still matches the reference.
+// The direct tiles' rows take row_major's split as it is set for all of A: an arrow-like matrix
+// (2001 rows of 3 entries, row 7 with 5000) has row 7 split exactly as the row_major candidate
+// splits it (on the host from 512 entries, 4 x A's mean of 5.5 being below the 512 floor; on CUDA
+// from 64, A having fewer rows than a wave of lane groups), where the direct rows' own mean (5000)
+// would leave it whole; the product still matches the reference.
 TYPED_TEST(SpmmKernels, RowTiledSplitsDirectRowsAsForAllOfA) {
   using T = TypeParam;
   const std::uint64_t seed = kkperm::test::fresh_seed();
   this->RecordProperty("seed", std::to_string(seed));
   const ts::NamedMatrix M{"arrow_like", ts::random_rows(2001, 6000, seed, [](auto&, int i) { return i == 7 ? 5000 : 3; })};
   using Matrix = kkperm::Crs<T, int, Device, int>;
-  kkperm::OwnSpmmPlan<Matrix> plan(kkperm::SpmmCandidate::row_major_tiled);
-  plan.prepare(kkperm::to_device<Matrix>(M.A), 8);
-  const std::string d = plan.details();
+  const auto Ad = kkperm::to_device<Matrix>(M.A);
+  kkperm::OwnSpmmPlan<Matrix> plan(kkperm::SpmmCandidate::row_major_tiled), whole(kkperm::SpmmCandidate::row_major);
+  plan.prepare(Ad, 8);
+  whole.prepare(Ad, 8);
+  const std::string d = plan.details(), dw = whole.details();
+  auto field = [](const std::string& s, const std::string& key) {
+    const auto at = s.find(" " + key + "=");
+    return at == std::string::npos ? std::string("(none)") : s.substr(at + key.size() + 2, s.find(' ', at + 1 + key.size() + 1) - (at + key.size() + 2));
+  };
   EXPECT_NE(d.find("direct_tiles=1 "), std::string::npos) << d;
-  EXPECT_NE(d.find("split_from=512 "), std::string::npos) << d;
-  EXPECT_NE(d.find("split_rows=1 "), std::string::npos) << d;
+  EXPECT_EQ(field(d, "split_from"), field(dw, "split_from")) << d << "\n" << dw;
+  EXPECT_EQ(field(d, "split_len"), field(dw, "split_len")) << d << "\n" << dw;
+  EXPECT_EQ(field(d, "split_rows"), "1") << d;
+  EXPECT_LT(std::stol(field(d, "split_from")), 5000) << d;
   run_tiled_case<T>(M, 8, 1.5, 0.0, seed + 1);
   run_tiled_case<T>(M, 40, -0.5, 2.0, seed + 2);
+}
+
+// The parallel tile builder (build_row_tiles: a warp per window of max_rows rows on CUDA, a
+// thread per window on host backends) against its serial twin (build_row_tiles_serial), array
+// for array: banded rows, dense blocks, random rows with rows wider than the cap, runs of empty
+// rows and rows of more entries than a warp has lanes (several 32-entry chunks a row, staged),
+// power-law rows; tiles of at most 1, 7, 32 and 300 rows (windows of 256 rows, of 300 for the
+// last); caps from 1 to kTileBuildMaxCols, and one above it (the serial builder then builds both). The tiles must also hold check_tiles' invariants.
+TYPED_TEST(SpmmKernels, RowTilesParallelBuildMatchesSerialTwin) {
+  const std::uint64_t seed = kkperm::test::fresh_seed();
+  this->RecordProperty("seed", std::to_string(seed));
+  using Matrix = kkperm::Crs<TypeParam, int, Device, int>;
+  ts::HostD band;
+  band.num_rows = band.num_cols = 2000;
+  band.row_map.assign(1, 0);
+  for (int i = 0; i < 2000; ++i) {
+    for (int c = std::max(0, i - 8); c <= std::min(1999, i + 8); ++c) {
+      band.entries.push_back(c);
+      band.values.push_back(1.0);
+    }
+    band.row_map.push_back(static_cast<std::int64_t>(band.entries.size()));
+  }
+  const std::vector<ts::NamedMatrix> mats{
+      {"banded_8", band},
+      {"wide_empty_and_long_rows", ts::random_rows(1500, 4000, seed + 1, [](auto& r, int i) {
+         return i % 89 == 5 ? 400 : i % 61 == 7 ? 70 : (i / 40) % 5 == 2 ? 0 : std::uniform_int_distribution<int>(0, 14)(r);
+       })},
+      {"few_columns", ts::random_rows(900, 40, seed + 2, [](auto& r, int) {
+         return std::uniform_int_distribution<int>(1, 9)(r);
+       })},
+      {"power_law", ts::random_rows(1200, 3000, seed + 3, [](auto& r, int) {
+         const double u = std::uniform_real_distribution<double>(0.0, 1.0)(r);
+         return std::min(2999, static_cast<int>(2.0 / std::pow(1.0 - u * 0.999, 1.2)));
+       })},
+      {"empty", ts::random_rows(0, 5, seed + 4, [](auto&, int) { return 0; })}};
+  auto host = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v); };
+  auto same = [&](const auto& a, const auto& b, const char* what) {
+    const auto ha = host(a);
+    const auto hb = host(b);
+    ASSERT_EQ(ha.extent(0), hb.extent(0)) << what;
+    for (std::size_t i = 0; i < ha.extent(0); ++i) ASSERT_EQ(ha(i), hb(i)) << what << "[" << i << "]";
+  };
+  for (const auto& M : mats)
+    for (int max_rows : {1, 7, 32, 300})
+      for (int max_cols : {1, 5, 40, 96, ks::kTileBuildMaxCols, ks::kTileBuildMaxCols + 44}) {
+        SCOPED_TRACE(M.name + " max_rows=" + std::to_string(max_rows) + " max_cols=" + std::to_string(max_cols));
+        const auto Ad = kkperm::to_device<Matrix>(M.A);
+        const auto par = ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, M.A.num_cols, max_rows, max_cols);
+        const auto ser =
+            ks::build_row_tiles_serial<Device>(Ad.graph.row_map, Ad.graph.entries, M.A.num_cols, max_rows, max_cols);
+        check_tiles(M.A, par, max_rows, max_cols);
+        EXPECT_EQ(par.tiles, ser.tiles);
+        EXPECT_EQ(par.staged_entries, ser.staged_entries);
+        EXPECT_EQ(par.widest, ser.widest);
+        EXPECT_EQ(par.max_cols, ser.max_cols);
+        same(par.row0, ser.row0, "row0");
+        same(par.cptr, ser.cptr, "cptr");
+        same(par.cols, ser.cols, "cols");
+        same(par.local, ser.local, "local");
+        same(par.direct_rows, ser.direct_rows, "direct_rows");
+      }
+  // a column outside [0, num_cols): both builders name the lowest such row
+  auto H = ts::random_rows(300, 50, seed + 5, [](auto&, int) { return 3; });
+  H.entries[H.row_map[211] + 1] = 50;
+  H.entries[H.row_map[250]] = -1;
+  const auto Ad = kkperm::to_device<Matrix>(H);
+  for (int cap : {96, ks::kTileBuildMaxCols + 1}) {
+    try {
+      ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 50, 32, cap);
+      ADD_FAILURE() << "no throw for a column outside the matrix, cap " << cap;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("row 211 "), std::string::npos) << e.what();
+    }
+  }
 }
 
 TYPED_TEST(SpmmKernels, RowTiledRejectsBadCapsColumnsAndForeignTiles) {

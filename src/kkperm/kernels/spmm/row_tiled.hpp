@@ -3,12 +3,17 @@
  * @brief Row-major-B SpMM with B's rows staged in shared memory per tile of consecutive rows
  * (the row_major_tiled candidate): Y = alpha*A*B + beta*Y, B and Y row-major.
  *
- * prepare: build_row_tiles() cuts A's rows, in order, into tiles of at most `max_rows` rows whose
- * distinct columns number at most `max_cols`. A tile keeps its distinct columns (sorted) and
- * every entry of its rows a 16-bit index into them. A row with more distinct columns than
- * `max_cols` becomes a tile of its own with no staged columns (a "direct" tile, listed in
- * direct_rows): row_tiled() leaves it alone, and the row_major_tiled plan runs those rows through
- * the row-major kernel (row_major.hpp, with its split of long rows) as a row set of their own.
+ * prepare: build_row_tiles() cuts A's rows, in order, into tiles of at most `max_rows`
+ * consecutive rows whose distinct columns number at most `max_cols`; a tile never crosses the
+ * edge of a window of tile_window_rows(max_rows) rows (256 for 32-row tiles), and within a window
+ * the rows are taken greedily. A tile keeps its distinct columns (sorted) and every entry of its rows a 16-bit
+ * index into them. A row with more distinct columns than `max_cols` becomes a tile of its own with
+ * no staged columns (a "direct" tile, listed in direct_rows): row_tiled() leaves it alone, and the
+ * row_major_tiled plan runs those rows through the row-major kernel (row_major.hpp, with its split
+ * of long rows) as a row set of their own. The windows make the build parallel: a warp per window
+ * on the device, two launches (count, fill) around scans of the windows' counts, with
+ * build_row_tiles_serial as its twin. (Session 42 built the tiles on the host with one greedy pass
+ * over all rows: 126-405 ms for 2-4 x 10^7 entries on the H200's host.)
  * run (device backends): a team of 4 warps per tile. For each pass of PW columns (32 for
  * K <= 32, else 64), the team copies its tile's rows of B into team scratch (each warp keeps 8
  * loads a lane in flight), then each warp takes rows of the tile, lanes across the pass's
@@ -28,6 +33,7 @@
  * Usage:
  *   auto tiles = kkperm::kernels::spmm::build_row_tiles<Device>(row_map, entries, num_cols,
  *                                                                max_rows, max_cols);
+ *   (build_row_tiles_serial<Device>(...): the same tiles, built on the host)
  *   kkperm::kernels::spmm::row_tiled(exec, alpha, tiles, row_map, entries, values, B, beta, Y);
  * Preconditions: row_map/entries/values are one CSR matrix (validated: sorted unique columns)
  * whose rows the tiles were built from; B is num_cols x K and Y num_rows x K; the tiles' widest
@@ -80,6 +86,7 @@ inline int tiled_max_cols(std::int64_t K, std::size_t value_bytes) {
 template <class Device, class Ordinal, class Offset>
 struct RowTiles {
   using ordinal_type = Ordinal;
+  using offset_type = Offset;
   Kokkos::View<Ordinal*, Device> row0;
   Kokkos::View<Offset*, Device> cptr;
   Kokkos::View<Ordinal*, Device> cols;
@@ -104,23 +111,49 @@ struct RowTiles {
   }
 };
 
-/**
- * @brief Builds the tiles on the host from A's row map and columns (copied from the device once):
- * greedily, in row order, a row joins the current tile while the tile stays within `max_rows`
- * rows and `max_cols` distinct columns. O(nnz + num_cols) time, plus a sort of each tile's
- * columns. Throws std::invalid_argument on max_rows < 1, max_cols outside [1, 65535], or a column
- * outside [0, num_cols).
- */
-template <class Device, class RowMap, class Entries>
-RowTiles<Device, typename std::remove_const<typename Entries::value_type>::type,
-         typename std::remove_const<typename RowMap::value_type>::type>
-build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_cols, int max_rows, int max_cols) {
-  using ordinal_t = typename std::remove_const<typename Entries::value_type>::type;
-  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
+/// Rows of the windows the tiles are built in (at least `max_rows`; 256 for 32-row tiles): a tile
+/// never crosses a window's edge, so each window is built on its own (a warp each). H200 run 347:
+/// 32-row windows cut the 2D 9-point matrix's 30-row tiles (3 lines x 32 columns = 96) into 30 + 2
+/// rows, 62 436 tiles instead of 33 330, and its K = 32 product went 0.457 -> 0.526 ms; a window of
+/// 256 rows costs one short tile in 8.
+inline std::int64_t tile_window_rows(int max_rows) { return std::max<std::int64_t>(max_rows, 256); }
+
+/// Most staged columns a tile may have for the parallel builder (build_row_tiles): each warp keeps
+/// its tile's column set and its sorted copy in team scratch, 2 x this many ordinals. Wider caps
+/// are built by build_row_tiles_serial (the same tiles).
+inline constexpr int kTileBuildMaxCols = 256;
+
+namespace detail {
+inline void check_tile_caps(int max_rows, int max_cols) {
   if (max_rows < 1) throw std::invalid_argument("kkperm::spmm::build_row_tiles: max_rows must be >= 1");
   if (max_cols < 1 || max_cols > std::numeric_limits<std::uint16_t>::max())
     throw std::invalid_argument("kkperm::spmm::build_row_tiles: max_cols must be in [1, 65535], got " +
                                 std::to_string(max_cols));
+}
+inline std::string tile_bad_column(std::int64_t row, std::int64_t num_cols) {
+  return "kkperm::spmm::build_row_tiles: row " + std::to_string(row) + " has a column outside [0, " +
+         std::to_string(num_cols) + ")";
+}
+}  // namespace detail
+
+/**
+ * @brief The tiles, built serially on the host from A's row map and columns (copied from the
+ * device once): the reference twin of build_row_tiles, and its builder for caps above
+ * kTileBuildMaxCols. A's rows are taken in windows of tile_window_rows(max_rows) consecutive
+ * rows (window w: rows [w * wr, (w + 1) * wr)), so a tile never crosses a window's edge; within a
+ * window, greedily in row order, a row joins the current tile while the tile stays within
+ * `max_rows` rows and `max_cols` distinct columns. A row whose columns alone exceed `max_cols` is a direct tile.
+ * O(nnz + num_cols) time, plus a sort of each tile's columns. Throws std::invalid_argument on
+ * max_rows < 1, max_cols outside [1, 65535], or a column outside [0, num_cols).
+ */
+template <class Device, class RowMap, class Entries>
+RowTiles<Device, typename std::remove_const<typename Entries::value_type>::type,
+         typename std::remove_const<typename RowMap::value_type>::type>
+build_row_tiles_serial(const RowMap& row_map, const Entries& entries, std::int64_t num_cols, int max_rows,
+                       int max_cols) {
+  using ordinal_t = typename std::remove_const<typename Entries::value_type>::type;
+  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
+  detail::check_tile_caps(max_rows, max_cols);
   RowTiles<Device, ordinal_t, offset_t> t;
   t.max_cols = max_cols;
   const std::int64_t n = stored_rows(row_map);
@@ -135,6 +168,7 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   std::int64_t stamp = 0;
   std::vector<ordinal_t> tile_cols;
   std::int64_t tile_first = 0;
+  const std::int64_t wr = tile_window_rows(max_rows);
   // closes the tile of rows [tile_first, end): sorted columns, local indices
   auto close = [&](std::int64_t end, bool direct) {
     row0.push_back(static_cast<ordinal_t>(tile_first));
@@ -160,13 +194,12 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
     int fresh = 0;
     for (std::int64_t k = b; k < e; ++k) {
       const std::int64_t c = en(k);
-      if (c < 0 || c >= num_cols)
-        throw std::invalid_argument("kkperm::spmm::build_row_tiles: row " + std::to_string(r) + " has column " +
-                                    std::to_string(c) + " outside [0, " + std::to_string(num_cols) + ")");
+      if (c < 0 || c >= num_cols) throw std::invalid_argument(detail::tile_bad_column(r, num_cols));
       if (mark[static_cast<std::size_t>(c)] != stamp) ++fresh;  // columns are unique within a row
     }
     const std::int64_t rows_now = r - tile_first;
-    if (rows_now > 0 && (rows_now >= max_rows || static_cast<std::int64_t>(tile_cols.size()) + fresh > max_cols)) {
+    if (rows_now > 0 && (r % wr == 0 || rows_now >= max_rows ||
+                         static_cast<std::int64_t>(tile_cols.size()) + fresh > max_cols)) {
       close(r, false);
       fresh = static_cast<int>(e - b);  // every column is new to the next tile
     }
@@ -197,6 +230,266 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   t.cols = up(cols, "kkperm::spmm::tile_cols");
   t.local = up(local, "kkperm::spmm::tile_local");
   t.direct_rows = up(direct_rows, "kkperm::spmm::tile_direct_rows");
+  return t;
+}
+
+namespace detail {
+
+/// Per window of tile_window_rows(max_rows) rows (build_row_tiles): its tiles, staged columns and direct tiles
+/// (exclusive offsets after the scans), staged entries, widest tile and first bad row (n: none).
+template <class Device>
+struct TileWindows {
+  Kokkos::View<std::int64_t*, Device> tiles, cols, direct, staged;
+  Kokkos::View<int*, Device> widest;
+  Kokkos::View<std::int64_t*, Device> bad;
+};
+
+/// One launch of the windowed greedy over every window, a warp per window (a thread on host
+/// backends): the count pass (Fill = false) records each window's counts in `win`; the fill pass
+/// walks the same greedy again and writes the tiles at the window's offsets.
+template <bool Fill, class ExecSpace, class RowMap, class Entries, class Tiles, class Win>
+void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& entries, std::int64_t num_cols,
+                  int max_rows, int max_cols, const Win& win, const Tiles& out) {
+  using ordinal_t = typename Tiles::ordinal_type;
+  constexpr int W = is_gpu_space<ExecSpace>::value ? 32 : 1;
+  constexpr int NW = is_gpu_space<ExecSpace>::value ? 4 : 1;  // windows (warps) a team
+  const std::int64_t n = stored_rows(row_map);
+  const std::int64_t wr = tile_window_rows(max_rows);
+  const std::int64_t nw = (n + wr - 1) / wr;
+  using policy_t = kkperm::team_policy<ExecSpace>;
+  using member_t = typename policy_t::member_type;
+  using scratch_t = Kokkos::View<ordinal_t*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int cap = max_cols;
+  const std::size_t per_team = static_cast<std::size_t>(NW) * 2 * static_cast<std::size_t>(cap);
+  policy_t policy(exec, static_cast<int>((nw + NW - 1) / NW), NW * W);
+  policy.set_scratch_size(0, Kokkos::PerTeam(scratch_t::shmem_size(per_team)));
+  const std::int64_t mr = max_rows, ncol = num_cols;
+  const auto row0 = out.row0;
+  const auto cptr = out.cptr;
+  const auto cols = out.cols;
+  const auto local = out.local;
+  const auto direct_rows = out.direct_rows;
+  Kokkos::parallel_for(
+      Fill ? "kkperm::spmm::tile_windows_fill" : "kkperm::spmm::tile_windows_count", policy,
+      KOKKOS_LAMBDA(const member_t& team) {
+        const int tr = team.team_rank();
+        const int lane = tr % W;
+        const std::int64_t w = static_cast<std::int64_t>(team.league_rank()) * NW + tr / W;
+        if (w >= nw) return;  // the whole warp leaves together
+        scratch_t S(team.team_scratch(0), per_team);
+        ordinal_t* set = S.data() + static_cast<std::size_t>(tr / W) * 2 * cap;  // this tile's columns
+        ordinal_t* sorted = set + cap;                                           // and sorted
+        const std::int64_t r_begin = w * wr, r_end = r_begin + wr < n ? r_begin + wr : n;
+        const std::int64_t t_out = Fill ? win.tiles(w) : 0, c_out = Fill ? win.cols(w) : 0,
+                           d_out = Fill ? win.direct(w) : 0;
+        std::int64_t ntiles = 0, ncols = 0, ndirect = 0, staged = 0, bad = n;
+        int size = 0, widest = 0;
+        std::int64_t tile_first = r_begin;
+        // closes the staged tile of rows [tile_first, end): its columns sorted (the rank of each in
+        // the set), written to cols, and every entry's local index found by binary search
+        auto close_staged = [&](const std::int64_t end) {
+          const std::int64_t e0 = row_map(tile_first), e1 = row_map(end);
+          if (Fill) {
+            for (int i = lane; i < size; i += W) {
+              const ordinal_t c = set[i];
+              int rank = 0;
+              for (int j = 0; j < size; ++j) rank += (set[j] < c || (set[j] == c && j < i)) ? 1 : 0;
+              sorted[rank] = c;
+            }
+            kkperm::detail::sync_warp_lanes();
+            if (lane == 0) {
+              row0(t_out + ntiles) = static_cast<ordinal_t>(tile_first);
+              cptr(t_out + ntiles) = static_cast<typename Tiles::offset_type>(c_out + ncols);
+            }
+            for (int i = lane; i < size; i += W) cols(c_out + ncols + i) = sorted[i];
+            for (std::int64_t k = e0 + lane; k < e1; k += W) {
+              const ordinal_t c = entries(k);
+              int lo = 0, hi = size - 1;
+              while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (sorted[mid] < c)
+                  lo = mid + 1;
+                else
+                  hi = mid;
+              }
+              local(k) = static_cast<std::uint16_t>(lo);
+            }
+            kkperm::detail::sync_warp_lanes();  // set and sorted are refilled next
+          }
+          staged += e1 - e0;
+          widest = size > widest ? size : widest;
+          ncols += size;
+          ++ntiles;
+          size = 0;
+          tile_first = end;
+        };
+        for (std::int64_t r = r_begin; r < r_end; ++r) {
+          const std::int64_t b = row_map(r), e = row_map(r + 1);
+          // columns of row r not in the tile's set yet (a row's columns are unique); a row of more
+          // than cap columns is direct whatever the set holds, and is only checked
+          std::int64_t fresh = e - b > cap ? cap + 1 : 0;
+          for (std::int64_t k0 = b; k0 < e; k0 += W) {
+            const std::int64_t k = k0 + lane;
+            bool is_new = false;
+            if (k < e) {
+              const ordinal_t c = entries(k);
+              if (!Fill && (c < 0 || static_cast<std::int64_t>(c) >= ncol) && r < bad) bad = r;
+              if (e - b <= cap) {
+                is_new = true;
+                for (int j = 0; j < size; ++j) is_new = is_new && set[j] != c;
+              }
+            }
+            if (e - b <= cap) fresh += kkperm::detail::popcount32u(kkperm::detail::warp_ballot(is_new));
+            else if (Fill) break;  // nothing to check in the fill pass
+          }
+          if (r > tile_first && (r - tile_first >= mr || size + fresh > cap)) {  // the tile cannot take the row
+            close_staged(r);
+            fresh = e - b > cap ? cap + 1 : e - b;  // every column is new to the next tile
+          }
+          if (fresh > cap) {  // a row alone too wide to stage: a direct tile of its own
+            if (Fill) {
+              if (lane == 0) {
+                row0(t_out + ntiles) = static_cast<ordinal_t>(r);
+                cptr(t_out + ntiles) = static_cast<typename Tiles::offset_type>(c_out + ncols);
+                direct_rows(d_out + ndirect) = static_cast<ordinal_t>(r);
+              }
+              for (std::int64_t k = b + lane; k < e; k += W) local(k) = 0;
+            }
+            ++ntiles;
+            ++ndirect;
+            tile_first = r + 1;
+            continue;
+          }
+          // the row joins the tile: its new columns go after the set's first size0
+          const int size0 = size;
+          for (std::int64_t k0 = b; k0 < e; k0 += W) {
+            const std::int64_t k = k0 + lane;
+            bool is_new = false;
+            ordinal_t c = 0;
+            if (k < e) {
+              c = entries(k);
+              is_new = true;
+              for (int j = 0; j < size0; ++j) is_new = is_new && set[j] != c;
+            }
+            const unsigned m = kkperm::detail::warp_ballot(is_new);
+            if (is_new) {
+              const unsigned below = m & ((1u << lane) - 1u);  // lanes below this one (lane < 32)
+              set[size + kkperm::detail::popcount32u(below)] = c;
+            }
+            size += kkperm::detail::popcount32u(m);
+          }
+          kkperm::detail::sync_warp_lanes();
+        }
+        if (tile_first < r_end) close_staged(r_end);  // the window's last tile
+        if (!Fill) {
+          bad = -kkperm::detail::warp_max(-bad, W);
+          if (lane == 0) {
+            win.tiles(w) = ntiles;
+            win.cols(w) = ncols;
+            win.direct(w) = ndirect;
+            win.staged(w) = staged;
+            win.widest(w) = widest;
+            win.bad(w) = bad;
+          }
+        }
+      });
+}
+
+}  // namespace detail
+
+/**
+ * @brief The tiles (see the file comment), built on A's execution space: the windowed greedy of
+ * build_row_tiles_serial, a warp per window of tile_window_rows(max_rows) rows (a thread on host
+ * backends), in two
+ * launches (count; scans of the windows' counts; fill), so the tiles are the serial twin's, entry
+ * for entry. Caps above kTileBuildMaxCols go to build_row_tiles_serial. Throws
+ * std::invalid_argument on max_rows < 1, max_cols outside [1, 65535], or a column outside
+ * [0, num_cols) (the lowest such row is named).
+ */
+template <class Device, class RowMap, class Entries>
+RowTiles<Device, typename std::remove_const<typename Entries::value_type>::type,
+         typename std::remove_const<typename RowMap::value_type>::type>
+build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_cols, int max_rows, int max_cols) {
+  using ordinal_t = typename std::remove_const<typename Entries::value_type>::type;
+  using offset_t = typename std::remove_const<typename RowMap::value_type>::type;
+  using exec_t = typename Device::execution_space;
+  detail::check_tile_caps(max_rows, max_cols);
+  if (max_cols > kTileBuildMaxCols) return build_row_tiles_serial<Device>(row_map, entries, num_cols, max_rows, max_cols);
+  using tiles_t = RowTiles<Device, ordinal_t, offset_t>;
+  tiles_t t;
+  t.max_cols = max_cols;
+  const std::int64_t n = stored_rows(row_map);
+  const std::int64_t nw = (n + tile_window_rows(max_rows) - 1) / tile_window_rows(max_rows);
+  const exec_t exec;
+  detail::TileWindows<Device> win;
+  auto make = [&](const char* label) {
+    return Kokkos::View<std::int64_t*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), nw + 1);
+  };
+  win.tiles = make("kkperm::spmm::tile_win_tiles");
+  win.cols = make("kkperm::spmm::tile_win_cols");
+  win.direct = make("kkperm::spmm::tile_win_direct");
+  win.staged = make("kkperm::spmm::tile_win_staged");
+  win.bad = make("kkperm::spmm::tile_win_bad");
+  win.widest = Kokkos::View<int*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::spmm::tile_win_widest")), nw + 1);
+  if (nw > 0) detail::tile_windows<false>(exec, row_map, entries, num_cols, max_rows, max_cols, win, t);
+  std::int64_t bad = n, staged = 0;
+  int widest = 0;
+  {
+    const auto wb = win.bad;
+    const auto ws = win.staged;
+    const auto ww = win.widest;
+    Kokkos::parallel_reduce(
+        "kkperm::spmm::tile_win_bad", kkperm::range_policy<exec_t>(exec, 0, nw),
+        KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& m) { m = wb(w) < m ? wb(w) : m; }, Kokkos::Min<std::int64_t>(bad));
+    if (nw == 0) bad = n;
+    if (bad < n) throw std::invalid_argument(detail::tile_bad_column(bad, num_cols));
+    Kokkos::parallel_reduce(
+        "kkperm::spmm::tile_win_staged", kkperm::range_policy<exec_t>(exec, 0, nw),
+        KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& s) { s += ws(w); }, staged);
+    Kokkos::parallel_reduce(
+        "kkperm::spmm::tile_win_widest", kkperm::range_policy<exec_t>(exec, 0, nw),
+        KOKKOS_LAMBDA(const std::int64_t w, int& m) { m = ww(w) > m ? ww(w) : m; }, Kokkos::Max<int>(widest));
+    if (nw == 0) widest = 0;
+  }
+  // exclusive offsets of the windows' tiles, columns and direct tiles; the totals
+  auto scan = [&](const Kokkos::View<std::int64_t*, Device>& v, const char* label) {
+    std::int64_t total = 0;
+    Kokkos::parallel_scan(
+        label, kkperm::range_policy<exec_t>(exec, 0, nw + 1),
+        KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& acc, const bool final) {
+          const std::int64_t x = w < nw ? v(w) : 0;
+          if (final) v(w) = acc;
+          acc += x;
+        },
+        total);
+    return total;
+  };
+  t.tiles = scan(win.tiles, "kkperm::spmm::tile_win_scan_tiles");
+  const std::int64_t ncols = scan(win.cols, "kkperm::spmm::tile_win_scan_cols");
+  const std::int64_t ndirect = scan(win.direct, "kkperm::spmm::tile_win_scan_direct");
+  t.staged_entries = staged;
+  t.widest = widest;
+  auto alloc = [](auto& v, const char* label, std::int64_t len) {
+    using V = typename std::decay<decltype(v)>::type;
+    v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(len));
+  };
+  alloc(t.row0, "kkperm::spmm::tile_row0", t.tiles + 1);
+  alloc(t.cptr, "kkperm::spmm::tile_cptr", t.tiles + 1);
+  alloc(t.cols, "kkperm::spmm::tile_cols", ncols);
+  offset_t nnz = 0;
+  if (n > 0) Kokkos::deep_copy(nnz, Kokkos::subview(row_map, n));
+  alloc(t.local, "kkperm::spmm::tile_local", static_cast<std::int64_t>(nnz));
+  alloc(t.direct_rows, "kkperm::spmm::tile_direct_rows", ndirect);
+  if (nw > 0) detail::tile_windows<true>(exec, row_map, entries, num_cols, max_rows, max_cols, win, t);
+  const auto row0 = t.row0;
+  const auto cptr = t.cptr;
+  const std::int64_t nt = t.tiles;
+  Kokkos::parallel_for(
+      "kkperm::spmm::tile_ends", kkperm::range_policy<exec_t>(exec, 0, 1), KOKKOS_LAMBDA(const std::int64_t) {
+        row0(nt) = static_cast<ordinal_t>(n);
+        cptr(nt) = static_cast<offset_t>(ncols);
+      });
+  exec.fence();
   return t;
 }
 
