@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tables of session 43's run tarballs (scripts/gpu/session43/run347.sh).
 
-Usage: python3 scripts/gpu/session43/ab_tables.py RUN.tgz [RUN.tgz ...]
+Usage: python3 scripts/gpu/session43/ab_tables.py RUN.tgz[:PART,PART...] [...]
+(a `:` list keeps only those bench_spmm.sh parts of that tarball, e.g. run345.tgz:gen1,gen2)
 - the ab part: per matrix and K, row_major_tiled's prep and median ms with the old (host-built,
   free greedy) and new (device-built, windowed) tiles, their tiles and reuse, and
   row_major_chunked's median in the same processes;
@@ -12,7 +13,9 @@ import gzip, io, json, math, re, sys, tarfile
 from collections import defaultdict
 
 
-def load(tgz):
+def load(arg):
+    tgz, _, parts = arg.partition(':')
+    keep = set(parts.split(',')) if parts else None
     out = []
     with tarfile.open(tgz) as t:
         for m in t.getmembers():
@@ -20,6 +23,8 @@ def load(tgz):
                 continue
             data = json.load(io.TextIOWrapper(gzip.GzipFile(fileobj=t.extractfile(m))))
             base = m.name.split('/')[-1]
+            if keep is not None and base.split('.')[0].replace('spmm_', '') not in keep:
+                continue
             for r in data.get('results', []):
                 r['_file'] = base
                 out.append(r)
