@@ -685,6 +685,19 @@ TYPED_TEST(SpmmKernels, RowTilesParallelBuildMatchesSerialTwin) {
       EXPECT_NE(std::string(e.what()).find("row 211 "), std::string::npos) << e.what();
     }
   }
+  // the bad column in a row wider than the cap (a direct row, whose columns the tiling never reads)
+  auto L = ts::random_rows(300, 500, seed + 6, [](auto&, int i) { return i == 40 ? 300 : 3; });
+  L.entries[L.row_map[40] + 123] = 500;
+  L.entries[L.row_map[100]] = -1;
+  const auto Ld = kkperm::to_device<Matrix>(L);
+  for (int cap : {96, ks::kTileBuildMaxCols + 1}) {
+    try {
+      ks::build_row_tiles<Device>(Ld.graph.row_map, Ld.graph.entries, 500, 32, cap);
+      ADD_FAILURE() << "no throw for a column outside the matrix in a wide row, cap " << cap;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("row 40 "), std::string::npos) << e.what();
+    }
+  }
 }
 
 TYPED_TEST(SpmmKernels, RowTiledRejectsBadCapsColumnsAndForeignTiles) {

@@ -236,20 +236,20 @@ build_row_tiles_serial(const RowMap& row_map, const Entries& entries, std::int64
 namespace detail {
 
 /// Per window of tile_window_rows(max_rows) rows (build_row_tiles): its tiles, staged columns and direct tiles
-/// (exclusive offsets after the scans), staged entries, widest tile and first bad row (n: none).
+/// (exclusive offsets after the scans), staged entries and widest tile.
 template <class Device>
 struct TileWindows {
   Kokkos::View<std::int64_t*, Device> tiles, cols, direct, staged;
   Kokkos::View<int*, Device> widest;
-  Kokkos::View<std::int64_t*, Device> bad;
 };
 
 /// One launch of the windowed greedy over every window, a warp per window (a thread on host
 /// backends): the count pass (Fill = false) records each window's counts in `win`; the fill pass
-/// walks the same greedy again and writes the tiles at the window's offsets.
+/// walks the same greedy again and writes the tiles at the window's offsets. The columns were
+/// checked before (build_row_tiles).
 template <bool Fill, class ExecSpace, class RowMap, class Entries, class Tiles, class Win>
-void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& entries, std::int64_t num_cols,
-                  int max_rows, int max_cols, const Win& win, const Tiles& out) {
+void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& entries, int max_rows, int max_cols,
+                  const Win& win, const Tiles& out) {
   using ordinal_t = typename Tiles::ordinal_type;
   constexpr int W = is_gpu_space<ExecSpace>::value ? 32 : 1;
   constexpr int NW = is_gpu_space<ExecSpace>::value ? 4 : 1;  // windows (warps) a team
@@ -263,7 +263,7 @@ void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& e
   const std::size_t per_team = static_cast<std::size_t>(NW) * 2 * static_cast<std::size_t>(cap);
   policy_t policy(exec, static_cast<int>((nw + NW - 1) / NW), NW * W);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratch_t::shmem_size(per_team)));
-  const std::int64_t mr = max_rows, ncol = num_cols;
+  const std::int64_t mr = max_rows;
   const auto row0 = out.row0;
   const auto cptr = out.cptr;
   const auto cols = out.cols;
@@ -282,7 +282,7 @@ void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& e
         const std::int64_t r_begin = w * wr, r_end = r_begin + wr < n ? r_begin + wr : n;
         const std::int64_t t_out = Fill ? win.tiles(w) : 0, c_out = Fill ? win.cols(w) : 0,
                            d_out = Fill ? win.direct(w) : 0;
-        std::int64_t ntiles = 0, ncols = 0, ndirect = 0, staged = 0, bad = n;
+        std::int64_t ntiles = 0, ncols = 0, ndirect = 0, staged = 0;
         int size = 0, widest = 0;
         std::int64_t tile_first = r_begin;
         // closes the staged tile of rows [tile_first, end): its columns sorted (the rank of each in
@@ -326,21 +326,21 @@ void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& e
         for (std::int64_t r = r_begin; r < r_end; ++r) {
           const std::int64_t b = row_map(r), e = row_map(r + 1);
           // columns of row r not in the tile's set yet (a row's columns are unique); a row of more
-          // than cap columns is direct whatever the set holds, and is only checked
-          std::int64_t fresh = e - b > cap ? cap + 1 : 0;
-          for (std::int64_t k0 = b; k0 < e; k0 += W) {
-            const std::int64_t k = k0 + lane;
-            bool is_new = false;
-            if (k < e) {
-              const ordinal_t c = entries(k);
-              if (!Fill && (c < 0 || static_cast<std::int64_t>(c) >= ncol) && r < bad) bad = r;
-              if (e - b <= cap) {
+          // than cap columns is direct whatever the set holds, and is not read (a warp walking the
+          // arrow matrix's 10^6-entry rows a load at a time took most of its 28 ms prep, run 348)
+          std::int64_t fresh = cap + 1;
+          if (e - b <= cap) {
+            fresh = 0;
+            for (std::int64_t k0 = b; k0 < e; k0 += W) {
+              const std::int64_t k = k0 + lane;
+              bool is_new = false;
+              if (k < e) {
+                const ordinal_t c = entries(k);
                 is_new = true;
                 for (int j = 0; j < size; ++j) is_new = is_new && set[j] != c;
               }
+              fresh += kkperm::detail::popcount32u(kkperm::detail::warp_ballot(is_new));
             }
-            if (e - b <= cap) fresh += kkperm::detail::popcount32u(kkperm::detail::warp_ballot(is_new));
-            else if (Fill) break;  // nothing to check in the fill pass
           }
           if (r > tile_first && (r - tile_first >= mr || size + fresh > cap)) {  // the tile cannot take the row
             close_staged(r);
@@ -382,14 +382,12 @@ void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& e
         }
         if (tile_first < r_end) close_staged(r_end);  // the window's last tile
         if (!Fill) {
-          bad = -kkperm::detail::warp_max(-bad, W);
           if (lane == 0) {
             win.tiles(w) = ntiles;
             win.cols(w) = ncols;
             win.direct(w) = ndirect;
             win.staged(w) = staged;
             win.widest(w) = widest;
-            win.bad(w) = bad;
           }
         }
       });
@@ -429,20 +427,36 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   win.cols = make("kkperm::spmm::tile_win_cols");
   win.direct = make("kkperm::spmm::tile_win_direct");
   win.staged = make("kkperm::spmm::tile_win_staged");
-  win.bad = make("kkperm::spmm::tile_win_bad");
   win.widest = Kokkos::View<int*, Device>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kkperm::spmm::tile_win_widest")), nw + 1);
-  if (nw > 0) detail::tile_windows<false>(exec, row_map, entries, num_cols, max_rows, max_cols, win, t);
-  std::int64_t bad = n, staged = 0;
+  offset_t nnz = 0;
+  if (n > 0) Kokkos::deep_copy(nnz, Kokkos::subview(row_map, n));
+  {  // every column in [0, num_cols), a thread an entry; the lowest bad entry's row is the lowest bad row
+    const std::int64_t ne = static_cast<std::int64_t>(nnz), ncol = num_cols;
+    std::int64_t bad = ne;
+    Kokkos::parallel_reduce(
+        "kkperm::spmm::tile_check_cols", kkperm::range_policy<exec_t>(exec, 0, ne),
+        KOKKOS_LAMBDA(const std::int64_t k, std::int64_t& m) {
+          const std::int64_t c = static_cast<std::int64_t>(entries(k));
+          if ((c < 0 || c >= ncol) && k < m) m = k;
+        },
+        Kokkos::Min<std::int64_t>(bad));
+    if (ne > 0 && bad < ne) {
+      std::int64_t row = n;
+      Kokkos::parallel_reduce(
+          "kkperm::spmm::tile_bad_row", kkperm::range_policy<exec_t>(exec, 0, n),
+          KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& m) {
+            if (static_cast<std::int64_t>(row_map(r)) <= bad && bad < static_cast<std::int64_t>(row_map(r + 1)) && r < m) m = r;
+          },
+          Kokkos::Min<std::int64_t>(row));
+      throw std::invalid_argument(detail::tile_bad_column(row, num_cols));
+    }
+  }
+  if (nw > 0) detail::tile_windows<false>(exec, row_map, entries, max_rows, max_cols, win, t);
+  std::int64_t staged = 0;
   int widest = 0;
   {
-    const auto wb = win.bad;
     const auto ws = win.staged;
     const auto ww = win.widest;
-    Kokkos::parallel_reduce(
-        "kkperm::spmm::tile_win_bad", kkperm::range_policy<exec_t>(exec, 0, nw),
-        KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& m) { m = wb(w) < m ? wb(w) : m; }, Kokkos::Min<std::int64_t>(bad));
-    if (nw == 0) bad = n;
-    if (bad < n) throw std::invalid_argument(detail::tile_bad_column(bad, num_cols));
     Kokkos::parallel_reduce(
         "kkperm::spmm::tile_win_staged", kkperm::range_policy<exec_t>(exec, 0, nw),
         KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& s) { s += ws(w); }, staged);
@@ -476,11 +490,9 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   alloc(t.row0, "kkperm::spmm::tile_row0", t.tiles + 1);
   alloc(t.cptr, "kkperm::spmm::tile_cptr", t.tiles + 1);
   alloc(t.cols, "kkperm::spmm::tile_cols", ncols);
-  offset_t nnz = 0;
-  if (n > 0) Kokkos::deep_copy(nnz, Kokkos::subview(row_map, n));
   alloc(t.local, "kkperm::spmm::tile_local", static_cast<std::int64_t>(nnz));
   alloc(t.direct_rows, "kkperm::spmm::tile_direct_rows", ndirect);
-  if (nw > 0) detail::tile_windows<true>(exec, row_map, entries, num_cols, max_rows, max_cols, win, t);
+  if (nw > 0) detail::tile_windows<true>(exec, row_map, entries, max_rows, max_cols, win, t);
   const auto row0 = t.row0;
   const auto cptr = t.cptr;
   const std::int64_t nt = t.tiles;
