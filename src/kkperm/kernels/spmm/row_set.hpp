@@ -17,6 +17,7 @@
 
 #include "kkperm/core/error.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/row_search.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
 namespace kkperm::kernels::spmm {
@@ -77,15 +78,7 @@ RowSet<Matrix> build_row_subset(const Matrix& A, const RowsView& rows) {
         const std::int64_t k0 = c * kGatherChunk;
         const std::int64_t k1 = k0 + kGatherChunk < static_cast<std::int64_t>(rm(n)) ? k0 + kGatherChunk
                                                                                      : static_cast<std::int64_t>(rm(n));
-        std::int64_t lo = 0, hi = n - 1;  // the last row p with rm(p) <= k0
-        while (lo < hi) {
-          const std::int64_t mid = (lo + hi + 1) / 2;
-          if (static_cast<std::int64_t>(rm(mid)) <= k0)
-            lo = mid;
-          else
-            hi = mid - 1;
-        }
-        std::int64_t p = lo;
+        std::int64_t p = kkperm::row_of_nonzero(rm, n, k0);
         for (std::int64_t k = k0; k < k1; ++k) {
           while (static_cast<std::int64_t>(rm(p + 1)) <= k) ++p;  // past empty rows and the row's end
           const std::int64_t src = static_cast<std::int64_t>(src_rm(rows(p))) + (k - static_cast<std::int64_t>(rm(p)));

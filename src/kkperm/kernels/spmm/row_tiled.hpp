@@ -48,7 +48,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "kkperm/core/device_scan.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/row_search.hpp"
 #include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spmm/spmm_common.hpp"
 
@@ -441,13 +443,10 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
         },
         Kokkos::Min<std::int64_t>(bad));
     if (ne > 0 && bad < ne) {
-      std::int64_t row = n;
+      std::int64_t row = 0;  // the row holding entry `bad`
       Kokkos::parallel_reduce(
-          "kkperm::spmm::tile_bad_row", kkperm::range_policy<exec_t>(exec, 0, n),
-          KOKKOS_LAMBDA(const std::int64_t r, std::int64_t& m) {
-            if (static_cast<std::int64_t>(row_map(r)) <= bad && bad < static_cast<std::int64_t>(row_map(r + 1)) && r < m) m = r;
-          },
-          Kokkos::Min<std::int64_t>(row));
+          "kkperm::spmm::tile_bad_row", kkperm::range_policy<exec_t>(exec, 0, 1),
+          KOKKOS_LAMBDA(const std::int64_t, std::int64_t& r) { r += kkperm::row_of_nonzero(row_map, n, bad); }, row);
       throw std::invalid_argument(detail::tile_bad_column(row, num_cols));
     }
   }
@@ -465,22 +464,19 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
         KOKKOS_LAMBDA(const std::int64_t w, int& m) { m = ww(w) > m ? ww(w) : m; }, Kokkos::Max<int>(widest));
     if (nw == 0) widest = 0;
   }
-  // exclusive offsets of the windows' tiles, columns and direct tiles; the totals
-  auto scan = [&](const Kokkos::View<std::int64_t*, Device>& v, const char* label) {
+  // the windows' counts of tiles, columns and direct tiles become their exclusive offsets (the
+  // fill pass reads win's views as offsets), the totals at w = nw
+  auto scan = [&](Kokkos::View<std::int64_t*, Device>& v, const char* label) {
+    const auto counts = v;
+    v = make(label);
+    exclusive_scan_to<exec_t, std::int64_t>(label, nw, KOKKOS_LAMBDA(const std::int64_t w) { return counts(w); }, v);
     std::int64_t total = 0;
-    Kokkos::parallel_scan(
-        label, kkperm::range_policy<exec_t>(exec, 0, nw + 1),
-        KOKKOS_LAMBDA(const std::int64_t w, std::int64_t& acc, const bool final) {
-          const std::int64_t x = w < nw ? v(w) : 0;
-          if (final) v(w) = acc;
-          acc += x;
-        },
-        total);
+    Kokkos::deep_copy(total, Kokkos::subview(v, nw));
     return total;
   };
-  t.tiles = scan(win.tiles, "kkperm::spmm::tile_win_scan_tiles");
-  const std::int64_t ncols = scan(win.cols, "kkperm::spmm::tile_win_scan_cols");
-  const std::int64_t ndirect = scan(win.direct, "kkperm::spmm::tile_win_scan_direct");
+  t.tiles = scan(win.tiles, "kkperm::spmm::tile_win_off_tiles");
+  const std::int64_t ncols = scan(win.cols, "kkperm::spmm::tile_win_off_cols");
+  const std::int64_t ndirect = scan(win.direct, "kkperm::spmm::tile_win_off_direct");
   t.staged_entries = staged;
   t.widest = widest;
   auto alloc = [](auto& v, const char* label, std::int64_t len) {

@@ -15,6 +15,7 @@
 
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/launch_policy.hpp"
+#include "kkperm/core/row_search.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
 namespace kkperm::spmv {
@@ -280,18 +281,6 @@ std::int64_t csr_tiled_staged_columns(const ColRange& bmin, const ColRange& bmax
       },
       total);
   return total;
-}
-
-/// Largest r in [0, n) with row_map(r) <= k (k < nnz): the row holding nonzero k.
-template <class RowMap, class O, class F>
-KOKKOS_INLINE_FUNCTION O row_of_nonzero(const RowMap& row_map, O n, F k) {
-  O lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const O mid = lo + (hi - lo + 1) / 2;
-    if (row_map(mid) <= k) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /// Launch shape of the chunked kernels (csr_merge, COO): chunk = nonzeros per team thread.
