@@ -1,7 +1,8 @@
 // kkperm_spmm: times every SpMM candidate of the registry (Y = alpha*A*B + beta*Y, B with K
-// columns) on each matrix and each K: prep ms, median ms (device events after warm-up), GFLOP/s,
-// GB/s against the CSR byte floor, and the max error against a double reference on a sample of
-// columns. JSON/CSV for the trainer and scripts/gpu/bench_spmm.sh.
+// columns) on each matrix and each K: prep ms (the median of --prep-repeat fresh prepares; the
+// first, with the process's one-time costs, as prep_first_ms), median ms (device events after
+// warm-up), GFLOP/s, GB/s against the CSR byte floor, and the max error against a double
+// reference on a sample of columns. JSON/CSV for the trainer and scripts/gpu/bench_spmm.sh.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,7 +19,8 @@ namespace {
 
 using kkperm::perf::Options;
 
-const kkperm::perf::ToolSpec kSpec{
+const kkperm::perf::ToolSpec kSpec = [] {
+  kkperm::perf::ToolSpec spec{
     "kkperm_spmm",
     "times every SpMM candidate (Y = alpha*A*B + beta*Y, B dense with K columns) per matrix",
     {{"--precision", "f64|f32|both", "value type(s) to run", "f64"},
@@ -29,6 +31,9 @@ const kkperm::perf::ToolSpec kSpec{
      {"--check-cols", "N", "columns of Y checked against the double reference (first, last, "
                            "random others)", "8"},
      {"--list", "", "print the candidates available on this build and exit"}}};
+  for (auto& f : kkperm::perf::prep_flags()) spec.extra_flags.push_back(f);
+  return spec;
+}();
 
 template <class T>
 void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
@@ -114,9 +119,10 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       continue;
     }
     try {
-      auto plan = kkperm::make_spmm_plan<Matrix>(c);
-      const double prep_ms = kkperm::time_host_ms([&] { plan->prepare(A, K); });
-      r["prep_ms"] = prep_ms;
+      auto plan = kkperm::perf::timed_prepare(
+          kkperm::perf::prep_repeat(opt, "kkperm_spmm"), [&] { return kkperm::make_spmm_plan<Matrix>(c); },
+          [&](auto& p) { p->prepare(A, K); }, r);
+      const double prep_ms = r["prep_ms"].get<double>();
       r["details"] = plan->details();
       r["extra_bytes"] = plan->extra_bytes();
       const bool left = inf.layout == kkperm::SpmmLayout::left;
@@ -211,6 +217,7 @@ int main(int argc, char** argv) {
     if (prec != "f64" && prec != "f32" && prec != "both")
       throw std::invalid_argument("kkperm_spmm: --precision must be f64, f32 or both, got '" +
                                   prec + "'");
+    (void)kkperm::perf::prep_repeat(opt, "kkperm_spmm");  // a bad --prep-* value: exit 2
   } catch (const std::invalid_argument& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -1,6 +1,8 @@
-// kkperm_spmv: times every SpMV candidate of the registry on each matrix: prep ms, median ms
-// (device events after warm-up), GB/s against the CSR byte floor and % of a peak bandwidth,
-// GFLOP/s and the max error against the serial double reference. JSON/CSV for the trainer.
+// kkperm_spmv: times every SpMV candidate of the registry on each matrix: prep ms (the median of
+// --prep-repeat fresh prepares; the first, with the process's one-time costs, as prep_first_ms),
+// median ms (device events after warm-up), GB/s against the CSR byte floor and % of a peak
+// bandwidth, GFLOP/s and the max error against the serial double reference. JSON/CSV for the
+// trainer.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,7 +20,8 @@ namespace {
 
 using kkperm::perf::Options;
 
-const kkperm::perf::ToolSpec kSpec{
+const kkperm::perf::ToolSpec kSpec = [] {
+  kkperm::perf::ToolSpec spec{
     "kkperm_spmv",
     "times every SpMV candidate (y = alpha*A*x + beta*y) per matrix",
     {{"--peak-gbs", "X", "peak bandwidth in GB/s for '% of peak' (default: measured D2D copy)"},
@@ -27,6 +30,9 @@ const kkperm::perf::ToolSpec kSpec{
      {"--beta", "B", "beta (0 = y not read; counts in the byte floor)", "0"},
      {"--seed", "S", "seed of the random x and y", "12345"},
      {"--list", "", "print the candidates available on this build and exit"}}};
+  for (auto& f : kkperm::perf::prep_flags()) spec.extra_flags.push_back(f);
+  return spec;
+}();
 
 template <class T>
 void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
@@ -76,9 +82,10 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
       continue;
     }
     try {
-      auto plan = kkperm::make_spmv_plan<Matrix>(c);
-      const double prep_ms = kkperm::time_host_ms([&] { plan->prepare(A); });
-      r["prep_ms"] = prep_ms;
+      auto plan = kkperm::perf::timed_prepare(
+          kkperm::perf::prep_repeat(opt, "kkperm_spmv"), [&] { return kkperm::make_spmv_plan<Matrix>(c); },
+          [&](auto& p) { p->prepare(A); }, r);
+      const double prep_ms = r["prep_ms"].get<double>();
       r["details"] = plan->details();
       r["extra_bytes"] = plan->extra_bytes();
       // Correctness run on a fresh copy of y0 (NaN-poisoned when beta == 0).
@@ -167,6 +174,7 @@ int main(int argc, char** argv) {
     if (prec != "f64" && prec != "f32" && prec != "both")
       throw std::invalid_argument("kkperm_spmv: --precision must be f64, f32 or both, got '" +
                                   prec + "'");
+    (void)kkperm::perf::prep_repeat(opt, "kkperm_spmv");  // a bad --prep-* value: exit 2
   } catch (const std::invalid_argument& e) {
     std::cerr << e.what() << "\n";
     return 2;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -334,6 +335,32 @@ double measure_copy_gbs(int repeat) {
   const auto s = kkperm::time_median(
       [&] { Kokkos::deep_copy(kkperm::DefaultExecSpace(), b, a); }, 2, std::max(3, repeat));
   return 2.0 * static_cast<double>(bytes) / (s.median_ms * 1e-3) / 1e9;
+}
+
+std::vector<ExtraFlag> prep_flags() {
+  return {{"--prep-repeat", "N", "fresh plans prepared per candidate; prep_ms is their median, the "
+                                 "first one also reported as prep_first_ms", "3"},
+          {"--prep-budget-ms", "MS", "stop preparing again once the prep samples add up to MS "
+                                     "(at least one)", "2000"}};
+}
+
+PrepRepeat prep_repeat(const Options& opt, const std::string& tool) {
+  PrepRepeat pr;
+  const double n = opt.get_double("--prep-repeat", pr.repeat);
+  KKPERM_REQUIRE(n >= 1 && n <= 1000 && n == std::floor(n),
+                 tool << ": --prep-repeat must be an integer in [1, 1000], got " << opt.get("--prep-repeat"));
+  pr.repeat = static_cast<int>(n);
+  pr.budget_ms = opt.get_double("--prep-budget-ms", pr.budget_ms);
+  KKPERM_REQUIRE(pr.budget_ms >= 0 && std::isfinite(pr.budget_ms),
+                 tool << ": --prep-budget-ms must be a finite number >= 0, got " << opt.get("--prep-budget-ms"));
+  return pr;
+}
+
+double median_ms(std::vector<double> samples) {
+  KKPERM_REQUIRE(!samples.empty(), "kkperm::perf::median_ms: no samples");
+  std::sort(samples.begin(), samples.end());
+  const std::size_t k = samples.size() / 2;
+  return samples.size() % 2 ? samples[k] : 0.5 * (samples[k - 1] + samples[k]);
 }
 
 bool peak_gbs_or_report(const Options& opt, ResultWriter& out, double& peak) {

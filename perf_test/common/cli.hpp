@@ -32,6 +32,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "kkperm/core/host_csr.hpp"
+#include "kkperm/core/timing.hpp"
 
 namespace kkperm::perf {
 
@@ -156,6 +157,51 @@ class ResultWriter {
   nlohmann::json meta_;
   std::vector<nlohmann::json> records_;
 };
+
+/**
+ * @brief Prep timing of the SpMV and SpMM tools: `--prep-repeat N` fresh plans are prepared one
+ * after another (each fenced, the previous plan destroyed first), and `prep_ms` is the median.
+ * The first prepare of a process also pays one-time costs that no later plan pays: on the H200
+ * (session 43, run 348) the first candidate of every `kkperm_spmm` process took 57-84 ms to
+ * prepare where its second K took 0.5-1.1 ms. That first sample is kept as `prep_first_ms`, all
+ * of them as `prep_samples_ms`. `--prep-budget-ms MS` stops repeating once the samples so far add
+ * up to MS (at least one sample), so a candidate whose prep takes seconds is not repeated.
+ * Usage: list prep_flags() in the ToolSpec, read prep_repeat(opt) after parse_cli (throws
+ * std::invalid_argument for N < 1 or MS < 0), then
+ *   auto plan = kkperm::perf::timed_prepare(pr, [&] { return make_plan(c); },
+ *                                           [&](auto& p) { p->prepare(A); }, record);
+ */
+struct PrepRepeat {
+  int repeat = 3;
+  double budget_ms = 2000.0;
+};
+/// The --prep-repeat and --prep-budget-ms flags (defaults 3 and 2000).
+std::vector<ExtraFlag> prep_flags();
+/// Reads them from `opt` (tool name in the message of a bad value).
+PrepRepeat prep_repeat(const Options& opt, const std::string& tool);
+/// Median of `samples` (non-empty; the mean of the middle two for an even count).
+double median_ms(std::vector<double> samples);
+
+/// Makes and prepares plans as PrepRepeat says, records prep_ms / prep_first_ms / prep_samples_ms
+/// in `r`, and returns the last plan (prepared). Exceptions of make or prepare propagate.
+template <class Make, class Prepare>
+auto timed_prepare(const PrepRepeat& pr, Make&& make, Prepare&& prepare, nlohmann::json& r) -> decltype(make()) {
+  std::vector<double> samples;
+  double total = 0.0;
+  decltype(make()) plan;
+  for (int i = 0; i < pr.repeat; ++i) {
+    plan = decltype(make())();  // the previous plan's memory goes back before the next prepare
+    plan = make();
+    const double ms = kkperm::time_host_ms([&] { prepare(plan); });
+    samples.push_back(ms);
+    total += ms;
+    if (total >= pr.budget_ms) break;
+  }
+  r["prep_ms"] = median_ms(samples);
+  r["prep_first_ms"] = samples.front();
+  r["prep_samples_ms"] = samples;
+  return plan;
+}
 
 /// Device-to-device copy bandwidth in GB/s (read + write bytes over the median time of a copy of
 /// 1 GiB on a GPU, 128 MiB on a host backend): the practical peak that "% of the byte floor"

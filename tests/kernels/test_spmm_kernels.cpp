@@ -672,32 +672,29 @@ TYPED_TEST(SpmmKernels, RowTilesParallelBuildMatchesSerialTwin) {
         same(par.local, ser.local, "local");
         same(par.direct_rows, ser.direct_rows, "direct_rows");
       }
-  // a column outside [0, num_cols): both builders name the lowest such row
+  // a column outside [0, num_cols): both builders (cap 96: the parallel one, past
+  // kTileBuildMaxCols: the serial twin) name the lowest such row
+  const auto expect_bad_row = [](const ts::HostD& H, int cols, int row, const char* what) {
+    const auto Ad = kkperm::to_device<Matrix>(H);
+    for (int cap : {96, ks::kTileBuildMaxCols + 1}) {
+      try {
+        ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, cols, 32, cap);
+        ADD_FAILURE() << "no throw for a column outside the matrix " << what << ", cap " << cap;
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("row " + std::to_string(row) + " "), std::string::npos)
+            << what << ", cap " << cap << ": " << e.what();
+      }
+    }
+  };
   auto H = ts::random_rows(300, 50, seed + 5, [](auto&, int) { return 3; });
   H.entries[H.row_map[211] + 1] = 50;
   H.entries[H.row_map[250]] = -1;
-  const auto Ad = kkperm::to_device<Matrix>(H);
-  for (int cap : {96, ks::kTileBuildMaxCols + 1}) {
-    try {
-      ks::build_row_tiles<Device>(Ad.graph.row_map, Ad.graph.entries, 50, 32, cap);
-      ADD_FAILURE() << "no throw for a column outside the matrix, cap " << cap;
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("row 211 "), std::string::npos) << e.what();
-    }
-  }
+  expect_bad_row(H, 50, 211, "in a short row");
   // the bad column in a row wider than the cap (a direct row, whose columns the tiling never reads)
   auto L = ts::random_rows(300, 500, seed + 6, [](auto&, int i) { return i == 40 ? 300 : 3; });
   L.entries[L.row_map[40] + 123] = 500;
   L.entries[L.row_map[100]] = -1;
-  const auto Ld = kkperm::to_device<Matrix>(L);
-  for (int cap : {96, ks::kTileBuildMaxCols + 1}) {
-    try {
-      ks::build_row_tiles<Device>(Ld.graph.row_map, Ld.graph.entries, 500, 32, cap);
-      ADD_FAILURE() << "no throw for a column outside the matrix in a wide row, cap " << cap;
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("row 40 "), std::string::npos) << e.what();
-    }
-  }
+  expect_bad_row(L, 500, 40, "in a row wider than the cap");
 }
 
 TYPED_TEST(SpmmKernels, RowTiledRejectsBadCapsColumnsAndForeignTiles) {
