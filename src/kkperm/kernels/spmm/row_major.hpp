@@ -38,6 +38,7 @@
  */
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -65,6 +66,9 @@ namespace kkperm::kernels::spmm {
 #endif
 #ifndef KKPERM_SPMM_RM_WALK_DIVISOR
 #define KKPERM_SPMM_RM_WALK_DIVISOR 2
+#endif
+#ifndef KKPERM_SPMM_RM_CARVEOUT
+#define KKPERM_SPMM_RM_CARVEOUT 14
 #endif
 
 /// Tuning constants of the row-major kernel (GPU values; host spaces use 1 lane x 1 row).
@@ -114,6 +118,17 @@ struct RowMajorConfig {
   /// Blocks per SM the launches ask registers for (Kokkos::LaunchBounds): 8 blocks of 128 threads
   /// allow 64 registers a thread.
   static constexpr int min_blocks = KKPERM_SPMM_RM_MIN_BLOCKS;
+  /// Shared-memory carveout hint of the row kernels, percent (kkperm::carveout_after_launch; -1:
+  /// Kokkos 3.4's PreferShared for team kernels, a 228 KiB shared configuration that leaves 28 KiB
+  /// of L1 although the kernels use 1 KB of scratch a team). Nsight Compute on the H200
+  /// (session 44, run 355), 3D 7-point, K = 32: 14 % gave a 64 KiB configuration and raised the
+  /// L1 hit rate from 8.8 % to 41 %; 28 % (132 KiB) 35 %, 44 % (196 KiB) 21 %. Timed there on six
+  /// matrices at K = 32 and 128 (row_major, _chunked, _dcsr and _lpt against -1, one process
+  /// each): 14 % was faster in all 48 cases, by 1.5-24 %, 28 % and 44 % less so. 0 (run 354) was
+  /// 1.2-2.4x slower everywhere (not profiled; presumably too little shared memory left for the 8
+  /// blocks an SM that the registers allow).
+  /// Overridable at run time by the environment variable KKPERM_SPMM_RM_CARVEOUT (row_major_carveout()).
+  static constexpr int carveout = KKPERM_SPMM_RM_CARVEOUT;
   /// Bytes of B a column slab may take (row_major_slab candidates): half the H100's 50 MB L2.
   static constexpr std::size_t slab_cache_bytes = std::size_t(24) << 20;
 };
@@ -127,11 +142,29 @@ static_assert(RowMajorConfig::batch_widths >= 1 && RowMajorConfig::walk_divisor 
                   RowMajorConfig::min_blocks >= 1,
               "row_major: batch widths, walk divisor and min blocks must be positive");
 
-/// The tuning a binary was built with, for reports ("R4,L8,B2,W2,M8").
+/// The row kernels' carveout hint: RowMajorConfig::carveout, or the environment variable
+/// KKPERM_SPMM_RM_CARVEOUT (an integer in [-1, 100]; anything else: std::invalid_argument naming
+/// it), read once per process.
+inline int row_major_carveout() {
+  static const int c = [] {
+    const char* e = std::getenv("KKPERM_SPMM_RM_CARVEOUT");
+    if (e == nullptr) return RowMajorConfig::carveout;
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (*e == '\0' || end == nullptr || *end != '\0' || v < -1 || v > 100)
+      throw std::invalid_argument(std::string("kkperm::spmm: KKPERM_SPMM_RM_CARVEOUT must be an integer in [-1, 100], got '") +
+                                  e + "'");
+    return static_cast<int>(v);
+  }();
+  return c;
+}
+
+/// The tuning a binary was built with, for reports ("R4,L8,B2,W2,M8", ",C<carveout>" when set).
 inline std::string row_major_tuning() {
+  const int c = row_major_carveout();
   return "R" + std::to_string(RowMajorConfig::cols_per_lane) + ",L" + std::to_string(RowMajorConfig::loads_in_flight) +
          ",B" + std::to_string(RowMajorConfig::batch_widths) + ",W" + std::to_string(RowMajorConfig::walk_divisor) +
-         ",M" + std::to_string(RowMajorConfig::min_blocks);
+         ",M" + std::to_string(RowMajorConfig::min_blocks) + (c >= 0 ? ",C" + std::to_string(c) : std::string());
 }
 
 /// Long rows cut into segments for row_major (see the file comment). Empty (split_from == 0): no
@@ -511,9 +544,7 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
     const std::int64_t per_team = std::int64_t(groups) * S;
     const std::int64_t teams = (n_rows + per_team - 1) / per_team;
     constexpr int pass = G * R;
-    Kokkos::parallel_for(
-        "kkperm::spmm::row_major_rows", policy_t(exec, static_cast<int>(teams), T, 1),
-        KOKKOS_LAMBDA(const member_t& team) {
+    const auto rows_kernel = KOKKOS_LAMBDA(const member_t& team) {
           const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), G);
           for (std::int64_t s = 0; s < S; ++s) {
             const std::int64_t p = team.league_rank() * per_team + s * groups + lg.row;
@@ -537,13 +568,13 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
               }
             }
           }
-        });
+        };
+    Kokkos::parallel_for("kkperm::spmm::row_major_rows", policy_t(exec, static_cast<int>(teams), T, 1), rows_kernel);
+    carveout_after_launch<policy_t>(rows_kernel, row_major_carveout());
   } else {
     const std::int64_t per_team = std::int64_t(groups) * batch;
     const std::int64_t teams = (n_rows + per_team - 1) / per_team;
-    Kokkos::parallel_for(
-        "kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1),
-        KOKKOS_LAMBDA(const member_t& team) {
+    const auto batch_kernel = KOKKOS_LAMBDA(const member_t& team) {
           const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), G);
           const int lane = lg.lane;
           const unsigned mask = lg.mask;
@@ -556,7 +587,9 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
           const bool is_split = lane < nb && split_from > 0 && std::int64_t(rp_next - rp) > split_from;
           const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> lg.base;
           row_major_batch<G, R, false>(entries, values, Br, Y, rp, yid, nb, split_bits, k0, K, a, b, lane, mask);
-        });
+        };
+    Kokkos::parallel_for("kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1), batch_kernel);
+    carveout_after_launch<policy_t>(batch_kernel, row_major_carveout());
   }
   const std::int64_t nseg = split.segments();
   if (nseg == 0) return;
