@@ -21,6 +21,13 @@ M=$KKPERM_MATRICES/real
 BINS=${BINS:-"new c0 m6 c0m6 c0m4"}
 CANDS=${CANDS:-row_major,row_major_chunked,row_major_lpt,row_major_dcsr}
 GENS=${GENS:-"laplace3d7:nx=100 laplace2d5:nx=1000,ny=1000 laplace2d9:nx=1000,ny=1000 laplace3d27:nx=100 uniform:rows=1000000,nnz=16,seed=1 powerlaw:n=1000000,deg=16,gamma=2.1,seed=5 banded:n=2000000,lower=8,seed=8 kron:file=$M/4elt.mtx.gz,nnz=2e7,seed=16"}
+# variant_bin V: bin = V's kkperm_spmm, or new's with env = (KKPERM_SPMM_RM_CARVEOUT=N) for cN / cmN
+variant_bin() {
+  bin=$C/$1/kkperm_spmm env=()
+  if [[ ! -x $bin && $1 =~ ^c(m?)([0-9]+)$ ]]; then
+    bin=$C/new/kkperm_spmm env=(KKPERM_SPMM_RM_CARVEOUT=${BASH_REMATCH[1]:+-}${BASH_REMATCH[2]})
+  fi
+}
 i=0
 for g in $GENS; do
   i=$((i+1))
@@ -29,10 +36,7 @@ for g in $GENS; do
   for v in $order; do
     late "$v $g" && continue
     c=$CANDS; [[ $v == ${REF:-new} ]] && c=$CANDS,cusparse_csr_alg2_row
-    bin=$C/$v/kkperm_spmm env=()
-    if [[ ! -x $bin && $v =~ ^c(m?)([0-9]+)$ ]]; then
-      bin=$C/new/kkperm_spmm env=(KKPERM_SPMM_RM_CARVEOUT=${BASH_REMATCH[1]:+-}${BASH_REMATCH[2]})
-    fi
+    variant_bin "$v"
     env "${env[@]}" timeout "$(capped 90)" "$bin" --gen "$g" --candidates "$c" --K "${KS:-32,128}" --layout right \
       --repeat 10 --warmup 2 --budget-ms 200 --prep-repeat 1 --json "$R/${v}_$i.json" > "$R/${v}_$i.log" 2>&1
     echo "$v $i $g rc=$? t=$SECONDS" >> "$R/runs.txt"
@@ -41,10 +45,7 @@ done
 if [[ ${NCU:-0} == 1 ]]; then
   for v in $BINS; do
     late "ncu $v" && continue
-    bin=$C/$v/kkperm_spmm env=()
-    if [[ ! -x $bin && $v =~ ^c(m?)([0-9]+)$ ]]; then
-      bin=$C/new/kkperm_spmm env=(KKPERM_SPMM_RM_CARVEOUT=${BASH_REMATCH[1]:+-}${BASH_REMATCH[2]})
-    fi
+    variant_bin "$v"
     env "${env[@]}" timeout "$(capped 90)" ncu --clock-control none --kernel-name-base demangled --kernel-name regex:row_major_run \
       --launch-skip 1 --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
       --section WarpStateStats "$bin" --gen laplace3d7:nx=100 --candidates row_major --K 32 --layout right \
