@@ -98,6 +98,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
   const bool all_layouts = opt.has("--all-layouts");
   bool have_left = false, have_right = false;
 
+  const auto prep = kkperm::perf::prep_repeat(opt, "kkperm_spmm");  // checked in main
   for (auto c : kkperm::all_spmm_candidates()) {
     const std::string cname = kkperm::to_string(c);
     const auto& inf = kkperm::info(c);
@@ -120,7 +121,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
     }
     try {
       auto plan = kkperm::perf::timed_prepare(
-          kkperm::perf::prep_repeat(opt, "kkperm_spmm"), [&] { return kkperm::make_spmm_plan<Matrix>(c); },
+          prep, [&] { return kkperm::make_spmm_plan<Matrix>(c); },
           [&](auto& p) { p->prepare(A, K); }, r);
       const double prep_ms = r["prep_ms"].get<double>();
       r["details"] = plan->details();

@@ -64,6 +64,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
   const auto mag = kkperm::spmv::abs_row_products<double>(h, xd);
   const nlohmann::json matrix_fields = kkperm::perf::matrix_record(src, h);
 
+  const auto prep = kkperm::perf::prep_repeat(opt, "kkperm_spmv");  // checked in main
   for (auto c : kkperm::all_spmv_candidates()) {
     const std::string cname = kkperm::to_string(c);
     if (!kkperm::perf::selected(opt, cname)) continue;
@@ -83,7 +84,7 @@ void run_matrix(const Options& opt, const kkperm::perf::MatrixSource& src,
     }
     try {
       auto plan = kkperm::perf::timed_prepare(
-          kkperm::perf::prep_repeat(opt, "kkperm_spmv"), [&] { return kkperm::make_spmv_plan<Matrix>(c); },
+          prep, [&] { return kkperm::make_spmv_plan<Matrix>(c); },
           [&](auto& p) { p->prepare(A); }, r);
       const double prep_ms = r["prep_ms"].get<double>();
       r["details"] = plan->details();

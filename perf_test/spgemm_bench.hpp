@@ -403,13 +403,6 @@ inline int setup_repeat(const Options& opt) {
   return static_cast<int>(n);
 }
 
-/// Median of v (mean of the middle two for an even count); v not empty.
-inline double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 /// Times `candidate` on C = A·B. `label` names the product (A2, AP, RAP...); `peak_gbs` (0: none)
 /// gives the setup's and the re-setup's % of the byte floor (add_floor).
 template <class Matrix>

@@ -356,11 +356,11 @@ PrepRepeat prep_repeat(const Options& opt, const std::string& tool) {
   return pr;
 }
 
-double median_ms(std::vector<double> samples) {
-  KKPERM_REQUIRE(!samples.empty(), "kkperm::perf::median_ms: no samples");
-  std::sort(samples.begin(), samples.end());
-  const std::size_t k = samples.size() / 2;
-  return samples.size() % 2 ? samples[k] : 0.5 * (samples[k - 1] + samples[k]);
+double median_of(std::vector<double> v) {
+  KKPERM_REQUIRE(!v.empty(), "kkperm::perf::median_of: no samples");
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
 bool peak_gbs_or_report(const Options& opt, ResultWriter& out, double& peak) {

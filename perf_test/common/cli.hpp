@@ -179,8 +179,8 @@ struct PrepRepeat {
 std::vector<ExtraFlag> prep_flags();
 /// Reads them from `opt` (tool name in the message of a bad value).
 PrepRepeat prep_repeat(const Options& opt, const std::string& tool);
-/// Median of `samples` (non-empty; the mean of the middle two for an even count).
-double median_ms(std::vector<double> samples);
+/// Median of v (mean of the middle two for an even count); v not empty (std::invalid_argument).
+double median_of(std::vector<double> v);
 
 /// Makes and prepares plans as PrepRepeat says, records prep_ms / prep_first_ms / prep_samples_ms
 /// in `r`, and returns the last plan (prepared). Exceptions of make or prepare propagate.
@@ -197,7 +197,7 @@ auto timed_prepare(const PrepRepeat& pr, Make&& make, Prepare&& prepare, nlohman
     total += ms;
     if (total >= pr.budget_ms) break;
   }
-  r["prep_ms"] = median_ms(samples);
+  r["prep_ms"] = median_of(samples);
   r["prep_first_ms"] = samples.front();
   r["prep_samples_ms"] = samples;
   return plan;
