@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "kkperm/core/error.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/timing.hpp"
 #include "kkperm/core/types.hpp"
 #include "kkperm/core/version.hpp"
@@ -137,6 +138,10 @@ std::string usage(const ToolSpec& spec) {
       os << "\n";
     }
   }
+  os << "Environment:\n"
+     << "  KKPERM_TEAM_CARVEOUT fit|kokkos|PERCENT: shared-memory carveout of kkperm's team kernels\n"
+     << "                      on CUDA (default fit: the least shared memory that keeps each launch's\n"
+     << "                      occupancy; kokkos: Kokkos 3.4's prefer-shared)\n";
   os << "Arguments starting with --kokkos- are passed to Kokkos.\n";
   os << "\nGenerator families (--gen):\n" << kkperm::gen::spec_help() << "\n";
   return os.str();
@@ -236,6 +241,7 @@ Options parse_cli(int argc, char** argv, const ToolSpec& spec) {
     }
   }
   if (candidates_all && !opt.candidates.empty()) opt.candidates.clear();
+  kkperm::team_carveout_mode();  // a bad KKPERM_TEAM_CARVEOUT is refused here, naming the variable
   if (!opt.help && !opt.has("--list"))  // --list only names the candidates
     KKPERM_REQUIRE(!opt.sources.empty(),
                    tool << ": no matrix given (use --amtx FILE|DIR and/or --gen SPEC; --help)");
@@ -318,6 +324,7 @@ ResultWriter::ResultWriter(const Options& opt, const ToolSpec& spec)
   meta_["command"] = opt.command_line;
   meta_["kkperm_version"] = kkperm::version();
   meta_["build"] = kkperm::build_info();
+  meta_["team_carveout"] = kkperm::team_carveout_name();
   meta_["repeat"] = opt.repeat;
   meta_["warmup"] = opt.warmup;
   meta_["budget_ms"] = opt.budget_ms;

@@ -1,3 +1,5 @@
+// kkperm::time_median's time budget (...), the team kernels' shared-memory carveout
+// (kkperm/core/launch_policy.hpp: the mode's parser, fit_carveout_percent, kkperm::parallel_for),
 // kkperm::time_median's time budget (--budget-ms of the perf tools) and the native 64-bit integer
 // atomics of kkperm/core/atomics.hpp (plus the warp-aggregated increment) and the reusable
 // workspace of kkperm/core/workspace.hpp and the pooled view blocks of kkperm/core/pooled_array.hpp,
@@ -5,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 #include <memory>
 #include <cstdint>
 #include <random>
@@ -14,6 +20,7 @@
 
 #include "common/test_utils.hpp"
 #include "kkperm/core/atomics.hpp"
+#include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/launch_trace.hpp"
 #include "kkperm/core/phase_clock.hpp"
 #include "kkperm/core/pooled_array.hpp"
@@ -525,4 +532,116 @@ TEST(PooledMemory, RetainThresholdKeepsFreedMemoryMapped) {
   EXPECT_EQ(u.used_high_bytes, 0u);
   EXPECT_EQ(a.view().extent(0), n);
 #endif
+}
+
+// KKPERM_TEAM_CARVEOUT's values: fit, kokkos or an integer percent; anything else is refused with
+// a message naming the variable and the value.
+TEST(TeamCarveout, ParsesModesAndRefusesTheRest) {
+  EXPECT_EQ(kkperm::parse_team_carveout("fit"), kkperm::kCarveoutFit);
+  EXPECT_EQ(kkperm::parse_team_carveout("kokkos"), kkperm::kCarveoutKokkos);
+  EXPECT_EQ(kkperm::parse_team_carveout("0"), 0);
+  EXPECT_EQ(kkperm::parse_team_carveout("14"), 14);
+  EXPECT_EQ(kkperm::parse_team_carveout("100"), 100);
+  for (const char* bad : {"", "101", "-1", "-2", "Fit", "fit ", "12%", "1e1", "kokkos2"}) {
+    try {
+      kkperm::parse_team_carveout(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("KKPERM_TEAM_CARVEOUT"), std::string::npos) << m;
+      EXPECT_NE(m.find(std::string("'") + bad + "'"), std::string::npos) << m;
+    }
+  }
+  // this process's mode is the variable's value (or fit), and its name reads back the same way
+  const char* e = std::getenv("KKPERM_TEAM_CARVEOUT");
+  EXPECT_EQ(kkperm::team_carveout_mode(), e ? kkperm::parse_team_carveout(e) : kkperm::kCarveoutFit);
+  EXPECT_EQ(kkperm::parse_team_carveout(kkperm::team_carveout_name()), kkperm::team_carveout_mode());
+}
+
+// fit_carveout_percent on an H100/H200 SM (65536 registers, 2048 threads, 32 blocks, 228 KiB of
+// shared memory, 1 KiB reserved a block), each expectation worked out by hand.
+TEST(TeamCarveout, FitKeepsTheOccupancyTheLargestConfigurationGives) {
+  kkperm::CarveoutInputs h;  // the defaults are the sm_90 numbers
+  EXPECT_EQ(h.shared_per_sm, 233472);
+  auto with = [&](int threads, int regs, long dyn, long stat = 0) {
+    kkperm::CarveoutInputs c = h;
+    c.threads_per_block = threads;
+    c.regs_per_thread = regs;
+    c.dynamic_shared = dyn;
+    c.static_shared = stat;
+    return kkperm::fit_carveout_percent(c);
+  };
+  // 256 threads, 32 registers: 8 blocks by threads (2048 / 256) and by registers (65536 / (32 * 32)
+  // = 64 warps); Kokkos' 8 * (256 + 2) = 2064 bytes + 1024 of scratch + 1024 reserved = 4112 a
+  // block; 8 * 4112 = 32896 = 14.09 % of 233472 -> 15
+  EXPECT_EQ(with(256, 32, 2064 + 1024), 15);
+  // 128 registers: 4096 a warp -> 16 warps -> 2 blocks; 2 * 4112 = 8224 = 3.52 % -> 4
+  EXPECT_EQ(with(256, 128, 2064 + 1024), 4);
+  // 40 registers: 1280 a warp -> 51 warps -> 6 blocks of 8 warps; 6 * 4112 = 24672 = 10.57 % -> 11
+  EXPECT_EQ(with(256, 40, 2064 + 1024), 11);
+  // 33 registers round up to 1280 a warp, like 40
+  EXPECT_EQ(with(256, 33, 2064 + 1024), 11);
+  // 32 threads, 16 registers: the 32-block limit binds; 32 * (1024 + 280 + 1024) = 74496 = 31.9 % -> 32
+  EXPECT_EQ(with(32, 16, 280, 1024), 32);
+  // 36 KiB of scratch a block: 8 * (36864 + 2064 + 1024) = 319616 > 233472: shared memory limits
+  // the occupancy, so the whole of it (100)
+  EXPECT_EQ(with(256, 32, 36864 + 2064), 100);
+  // exactly filling the largest configuration is shared-limited too
+  EXPECT_EQ(with(256, 32, 233472 / 8 - 1024), 100);
+  // register count unknown (0): threads and the block limit only
+  EXPECT_EQ(with(256, 0, 2064 + 1024), 15);
+  // a 1-thread block counts as one warp: 32 blocks * (0 + 1024) = 32768 = 14.04 % -> 15
+  EXPECT_EQ(with(1, 0, 0), 15);
+  // no launchable block
+  EXPECT_EQ(with(0, 32, 0), -1);
+  EXPECT_EQ(with(1024, 255, 0), -1);  // 255 -> 8192 a warp -> 8 warps < 32 of the block
+  kkperm::CarveoutInputs none = h;
+  none.shared_per_sm = 0;
+  none.threads_per_block = 256;
+  EXPECT_EQ(kkperm::fit_carveout_percent(none), -1);
+}
+
+// kkperm::parallel_for runs team and range kernels exactly as Kokkos::parallel_for does (on CUDA
+// through the carveout path, with launches whose scratch changes the fitted percent): every entry
+// written, poisoned output first. The kernels live outside the TEST bodies (CUDA extended lambdas
+// cannot sit in gtest's private TestBody).
+namespace {
+using CarveoutView = Kokkos::View<double*, kkperm::DefaultDevice>;
+void carveout_team_fill(const CarveoutView& y, std::size_t scratch) {
+  using Exec = kkperm::DefaultExecSpace;
+  using policy_t = kkperm::team_policy<Exec>;
+  using member_t = policy_t::member_type;
+  const int n = static_cast<int>(y.extent(0));
+  constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Exec::memory_space>::accessible;
+  policy_t policy((n + 63) / 64, host ? 1 : 64);
+  if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
+  const double shift = static_cast<double>(scratch);
+  kkperm::parallel_for("kkperm::test::carveout_team", policy, KOKKOS_LAMBDA(const member_t& team) {
+    const int base = team.league_rank() * 64;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 64), [&](const int k) {
+      if (base + k < n) y(base + k) = 2.0 * (base + k) + shift;
+    });
+  });
+}
+void carveout_range_fill(const CarveoutView& y) {
+  kkperm::parallel_for("kkperm::test::carveout_range",
+                       kkperm::range_policy<kkperm::DefaultExecSpace>(0, static_cast<int>(y.extent(0))),
+                       KOKKOS_LAMBDA(const int i) { y(i) = -1.0 * i; });
+}
+}  // namespace
+
+TEST(TeamCarveout, ParallelForRunsTeamAndRangeKernels) {
+  const int n = 5000;
+  CarveoutView y("kkperm::test::carveout_y", n);
+  for (const std::size_t scratch : {std::size_t(0), std::size_t(512), std::size_t(40000), std::size_t(512)}) {
+    Kokkos::deep_copy(y, std::nan(""));
+    carveout_team_fill(y, scratch);
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(h(i), 2.0 * i + static_cast<double>(scratch)) << "scratch " << scratch << " entry " << i;
+  }
+  Kokkos::deep_copy(y, std::nan(""));
+  carveout_range_fill(y);
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h(i), -1.0 * i) << i;
 }

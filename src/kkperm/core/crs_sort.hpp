@@ -136,7 +136,7 @@ void count_distinct_per_row(const RowMap& row_map, const Entries& entries, const
                             Ordinal n) {
   using exec_t = typename Counts::execution_space;
   using offset_t = typename Counts::non_const_value_type;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::sort_and_merge_crs::count", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const Ordinal i) {
         const offset_t b = row_map(i), e = row_map(i + 1);
@@ -203,7 +203,7 @@ Matrix sort_and_merge_crs(const Matrix& A) {
   values_t out_vals(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::sort_and_merge::values"),
       static_cast<std::size_t>(nnz_out));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::sort_and_merge_crs::merge", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const ordinal_t i) {
         const offset_t b = in_rows(i), e = in_rows(i + 1);

@@ -257,7 +257,7 @@ template <class Exec, class F>
 void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots, const F& f) {
   if (count <= 0) return;
   if (slots == nullptr) {
-    Kokkos::parallel_for(label, kkperm::range_policy<Exec>(0, count),
+    kkperm::parallel_for(label, kkperm::range_policy<Exec>(0, count),
                          KOKKOS_LAMBDA(const std::int64_t t) { (void)f(t); });
     return;
   }
@@ -269,7 +269,7 @@ void for_each_hashed(const char* label, std::int64_t count, std::int64_t* slots,
   KKPERM_REQUIRE(league <= std::numeric_limits<int>::max(), label << ": " << count << " threads exceed one launch");
   policy_t policy(static_cast<int>(league), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * (T / W)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
         const std::int64_t t = std::int64_t(team.league_rank()) * T + tr;

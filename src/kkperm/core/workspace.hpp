@@ -56,7 +56,7 @@ void zero_async(Word* p, std::size_t count, const char* who) {
   }
 #endif
   (void)who;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::zero_async", kkperm::range_policy<Exec>(0, static_cast<std::int64_t>(count)),
       KOKKOS_LAMBDA(const std::int64_t i) { p[i] = 0; });
 }

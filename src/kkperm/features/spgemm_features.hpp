@@ -125,7 +125,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
   Kokkos::View<std::int64_t*, typename Matrix::memory_space> kept("kkperm::features::sample_rows", S0);
   if (S0 > 0) {
     Kokkos::View<std::int64_t*, typename Matrix::memory_space> cw("kkperm::features::sample_work", S0);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::features::sample_work", kkperm::range_policy<exec>(0, S0), KOKKOS_LAMBDA(const std::int64_t s) {
           const std::int64_t i = detail::sample_row(s, n, S0);
           std::int64_t f = 0;
@@ -156,7 +156,7 @@ FeatureVector spgemm_features(const Matrix& A, const Matrix& B, const SpgemmFeat
     Kokkos::deep_copy(snnz, Kokkos::subview(rs, S));
     entries_t es(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::features::sample_entries"), snnz);
     values_t vs("kkperm::features::sample_values", snnz);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::features::sample_gather", kkperm::range_policy<exec>(0, S),
         KOKKOS_LAMBDA(const std::int64_t s) {
           const std::int64_t i = kept(s);

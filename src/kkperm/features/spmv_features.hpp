@@ -496,7 +496,7 @@ void rows_staged_pass(const char* label, std::int64_t n, std::int64_t nnz, const
   const std::int64_t stride = skewed_len(stage_cap);
   policy_t pol(league, team);
   pol.set_scratch_size(0, Kokkos::PerTeam(buf_t::shmem_size(std::size_t(groups) * stride)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, pol, KOKKOS_LAMBDA(const member_t& m) {
         if (gate.skip()) return;  // team-uniform
         const int t = m.team_rank();
@@ -643,7 +643,7 @@ void row_padded_work(std::int64_t n, const RowMap& row_map, int W, std::int64_t*
   if (league == 0) return;
   policy_t pol(static_cast<int>(league), team);
   pol.set_scratch_size(0, Kokkos::PerTeam(part_t::shmem_size(groups)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::features::row_imbalance", pol, KOKKOS_LAMBDA(const member_t& m) {
         const std::int64_t base = static_cast<std::int64_t>(m.league_rank()) * per_team;
         const std::int64_t end = base + per_team < n ? base + per_team : n;
@@ -729,7 +729,7 @@ void row_pass_entries(std::int64_t n, std::int64_t nnz, const RowMap& row_map, c
   policy_t pol(league, team);
   pol.set_scratch_size(0, Kokkos::PerTeam(cols_t::shmem_size(n_cols) + offs_t::shmem_size(n_offs) +
                                           cols_t::shmem_size(n_cnt)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::features::rows_entries", pol, KOKKOS_LAMBDA(const member_t& m) {
         if (gate.skip()) return;  // team-uniform
         Acc a;
@@ -916,7 +916,7 @@ void long_row_features(const Matrix& A, const IdView& long_ids, int n_long, type
   auto row_map = A.graph.row_map;
   auto entries = A.graph.entries;
   const std::int64_t n = A.numRows();
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::features::long_rows", policy_t(n_long, Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename policy_t::member_type& m) {
         const std::int64_t t = m.league_rank();
@@ -1071,7 +1071,7 @@ Out finish_spmm_set(std::int64_t n, int nt, int nw, std::int64_t n_lines, const 
   policy_t pol(static_cast<int>(league), team);
   pol.set_scratch_size(0, Kokkos::PerTeam(sums_t::shmem_size(n_sums + n_parts)));
   const std::int64_t f0 = 3 * std::int64_t(nw);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::features::finish", pol, KOKKOS_LAMBDA(const member_t& m) {
         sums_t sums(m.team_scratch(0), n_sums + n_parts);
         const int t = m.team_rank(), T = m.team_size();

@@ -491,7 +491,7 @@ void device_expand_rows(const RowMap& row_map, const Rows& rows) {
   using O = typename Rows::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   const std::int64_t n = row_map.extent(0) > 0 ? static_cast<std::int64_t>(row_map.extent(0)) - 1 : 0;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::expand_rows", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         for (F k = row_map(i); k < row_map(i + 1); ++k) rows(k) = static_cast<O>(i);
@@ -579,7 +579,7 @@ std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed
   if (B + 1 <= max_scratch_bins) {
     const std::int64_t league = (n + rows_per_team - 1) / rows_per_team;
     const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(B) + 1);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::formats::hyb_hist",
         team_policy(static_cast<int>(league), Kokkos::AUTO)
             .set_scratch_size(0, Kokkos::PerTeam(shmem)),
@@ -601,7 +601,7 @@ std::int64_t device_hyb_k_histogram(const RowMap& row_map, double relative_speed
           });
         });
   } else {
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::formats::hyb_hist_global",
         kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
         KOKKOS_LAMBDA(const std::int64_t i) {
@@ -647,7 +647,7 @@ device_build_hyb(const RowMap& row_map, const Entries& entries, const Values& va
   // consecutive rows write consecutive addresses.
   const auto ec = d.ell_cols;
   const auto ev = d.ell_vals;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::ell_fill", policy(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t beg = static_cast<std::int64_t>(row_map(i));
         const std::int64_t len = static_cast<std::int64_t>(row_map(i + 1)) - beg;
@@ -732,13 +732,13 @@ Kokkos::View<O*, Device> device_sell_perm(const RowMap& row_map, std::int64_t C,
   while (P < sigma) P *= 2;
   KKPERM_ASSERT(P <= (std::int64_t(1) << 24), "SELL: sigma " << sigma << " too large");
   if (sigma == 1) {  // windows of one row: the stable order is the identity, nothing to sort
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::formats::sell_perm_identity", policy(0, n),
         KOKKOS_LAMBDA(const std::int64_t q) { perm(q) = static_cast<O>(q); });
   } else if (windows > 0) {
     const std::size_t shmem = scratch::shmem_size(static_cast<std::size_t>(P));
     constexpr std::int64_t len_cap = std::int64_t(1) << 38;  // > any row length (offsets < 2^38)
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::formats::sell_sort",
         team_policy(static_cast<int>(windows), Kokkos::AUTO)
             .set_scratch_size(0, Kokkos::PerTeam(shmem)),
@@ -774,7 +774,7 @@ Kokkos::View<O*, Device> device_sell_perm(const RowMap& row_map, std::int64_t C,
         });
   }
   // Padding lanes of the last slice; then slice widths (longest row of the slice) * C, scanned.
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::sell_perm_pad", policy(n, ns * C),
       KOKKOS_LAMBDA(const std::int64_t q) { perm(q) = O(-1); });
   return perm;
@@ -843,7 +843,7 @@ void device_sell_fill(SellDev& s, const RowMap& row_map, const Entries& entries,
   const auto cols = s.cols;
   const auto vals = s.vals;
   const std::int64_t C = s.C;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::sell_fill", policy(0, s.num_slices * C),
       KOKKOS_LAMBDA(const std::int64_t q) {
         const std::int64_t sl = q / C, r = q % C;
@@ -907,7 +907,7 @@ device_sell16_layout(const RowMap& row_map, const Entries& entries, std::int64_t
   const auto base = s.slice_base;
   const auto lane_len = s.lane_len;
   const auto ptr = s.slice_ptr;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::sell16_bases", policy(0, ns), KOKKOS_LAMBDA(const std::int64_t sl) {
         std::int64_t lo = -1;
         for (std::int64_t r = 0; r < C; ++r) {
@@ -980,7 +980,7 @@ void device_sell16_fill(Sell16Dev& s, const RowMap& row_map, const Entries& entr
   const auto offs = s.offs;
   const auto vals = s.vals;
   const std::int64_t C = s.C;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::formats::sell16_fill", policy(0, s.num_slices * C),
       KOKKOS_LAMBDA(const std::int64_t q) {
         const std::int64_t sl = q / C;

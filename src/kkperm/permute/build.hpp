@@ -56,13 +56,13 @@ std::int64_t device_sort_order_into(const Matrix& A, int nt, int nw, bool flip, 
   const int lbits = bits_for(static_cast<std::uint64_t>(max_load));
   KKPERM_REQUIRE(ibits + lbits <= 64,
                  "kkperm::build_permutation: sort key overflow (" << n << " rows, load " << max_load << ")");
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::permute::sort_keys", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         keys(i) = (static_cast<std::uint64_t>(max_load - load(i)) << ibits) | static_cast<std::uint64_t>(i);
       });
   const KeyView sorted = sort_unique_keys<exec_t>(keys, alt, ibits + lbits);
   const std::uint64_t mask = ibits == 64 ? ~0ull : (1ull << ibits) - 1;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::permute::sort_order", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         std::int64_t src = p;
         if (flip) {
@@ -202,7 +202,7 @@ DeviceRowPermutation<typename Matrix::non_const_ordinal_type, typename Matrix::m
   switch (kind) {
     case Permutation::identity:
       perm = PView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::permute::identity"), n);
-      Kokkos::parallel_for(
+      kkperm::parallel_for(
           "kkperm::permute::identity", kkperm::range_policy<exec_t>(0, n),
           KOKKOS_LAMBDA(const std::int64_t i) { perm(i) = static_cast<O>(i); });
       break;

@@ -196,7 +196,7 @@ Kokkos::View<typename SortedView::non_const_value_type*, typename SortedView::me
   const auto zero_from = ws.mark();
   auto first = ws.template take<std::int64_t>(max_load + 1);
   ws.template zero_since<Exec>(zero_from);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::lpt::groups", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         const std::int64_t l = load(sorted(p));
         if (p == 0 || l != load(sorted(p - 1))) first(l) = p + 1;
@@ -240,7 +240,7 @@ Kokkos::View<typename SortedView::non_const_value_type*, typename SortedView::me
              seg_warp = part(at, ns), seg_group = part(at, ns);
   const auto label = part(at, nw);
   const std::int64_t S = static_cast<std::int64_t>(s.seg_start.size());
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::lpt::place", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t j) {
         std::int64_t lo = 0, hi = S;  // last segment with seg_start <= j
         while (hi - lo > 1) {

@@ -162,7 +162,7 @@ std::int64_t device_inverse(const Kokkos::View<O*, Mem>& perm, const Kokkos::Vie
   const auto from = ws.mark();
   auto bad = ws.template take<unsigned long long>(1);
   ws.template zero_since<Exec>(from);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::permute::inverse", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t k) {
         const O r = perm(k);
         if (r < 0 || static_cast<std::int64_t>(r) >= n || Kokkos::atomic_exchange(&inv(r), static_cast<O>(k)) != O(-1))

@@ -129,7 +129,7 @@ class PermutedCrsMatrix {
     auto src = A.values;
     auto dst = ap_.values;
     auto g = gather_;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::PermutedCrs::gather_values", kkperm::range_policy<exec_t>(0, nnz_),
         KOKKOS_LAMBDA(const F k) { dst(k) = src(g(k)); });
   }
@@ -140,7 +140,7 @@ class PermutedCrsMatrix {
     check_len(in, "to_permuted", "in");
     check_len(out, "to_permuted", "out");
     auto pm = perm_;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::PermutedCrs::to_permuted", kkperm::range_policy<exec_t>(0, pm.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) { out(q) = in(pm(q)); });
   }
@@ -150,7 +150,7 @@ class PermutedCrsMatrix {
     check_len(in, "from_permuted", "in");
     check_len(out, "from_permuted", "out");
     auto pm = perm_;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::PermutedCrs::from_permuted", kkperm::range_policy<exec_t>(0, pm.extent(0)),
         KOKKOS_LAMBDA(const std::int64_t q) { out(pm(q)) = in(q); });
   }
@@ -206,7 +206,7 @@ class PermutedCrsMatrix {
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::PermutedCrs::entries"), nnz_);
     gather_ = FView(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::PermutedCrs::gather"), nnz_);
     auto g = gather_;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::PermutedCrs::gather_structure", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const O q) {
           const F src = rm(pm(q)), dst = new_rm(q), len = rm(pm(q) + 1) - src;
           for (F k = 0; k < len; ++k) {

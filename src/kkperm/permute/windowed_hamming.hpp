@@ -605,7 +605,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
     const std::uint64_t seed0 = mix64(params.seed);
     const std::uint64_t n_lines = (static_cast<std::uint64_t>(A.numCols()) + cpl - 1) / cpl;
     Kokkos::View<std::uint64_t*, mem_t, Kokkos::MemoryUnmanaged> keys(reinterpret_cast<std::uint64_t*>(keys_raw.data()), n);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::permute::minhash", kkperm::range_policy<exec_t>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           std::uint32_t h0 = 0xFFFFFFFFu;
           for_each_row_line(row_map, entries, line, i, [&](const O l) {
@@ -627,7 +627,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
         });
     sort_unique_keys<exec_t>(keys, 64);
     const std::uint64_t mask = (ibits == 64) ? ~0ull : ((1ull << ibits) - 1);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::permute::ord", kkperm::range_policy<exec_t>(0, n),
         KOKKOS_LAMBDA(const std::int64_t p) { ord(p) = static_cast<std::int64_t>(keys(p) & mask); });
   }
@@ -639,7 +639,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
   using policy_t = kkperm::team_policy<exec_t>;
   // Distinct lines of every row (the line cache's list lengths, and the chunks' line bound).
   const Kokkos::View<O*, mem_t, Kokkos::MemoryUnmanaged> row_lines = ws.template take<O>(n);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::permute::row_lines", kkperm::range_policy<exec_t>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         O cnt = 0;
@@ -697,7 +697,7 @@ Kokkos::View<typename Matrix::non_const_ordinal_type*, typename Matrix::memory_s
                                         probe.team_size_max(g, Kokkos::ParallelForTag())));
   policy_t policy(static_cast<int>(n_chunks), team);
   policy.set_scratch_size(plan.level, scratch);
-  Kokkos::parallel_for("kkperm::permute::chunk_greedy", policy, g);
+  kkperm::parallel_for("kkperm::permute::chunk_greedy", policy, g);
   if (opt.chunk_starts) {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cstart);
     opt.chunk_starts->assign(h.data(), h.data() + h.extent(0));

@@ -78,13 +78,13 @@ Matrix tentative_prolongator(const Labels& labels, typename Matrix::non_const_or
   using values_t = typename Matrix::values_type::non_const_type;
   using F = typename Matrix::non_const_size_type;
   Kokkos::View<int*, typename Matrix::device_type> size("kkperm::amg::agg_size", n_agg);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::amg::agg_size", kkperm::range_policy<exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { Kokkos::atomic_add(&size(labels(i)), 1); });
   rowmap_t rm("kkperm::amg::Ptent::row_map", n + 1);
   entries_t en("kkperm::amg::Ptent::entries", n);
   values_t va("kkperm::amg::Ptent::values", n);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::amg::tentative", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         rm(i + 1) = static_cast<F>(i + 1);
         en(i) = labels(i);
@@ -145,7 +145,7 @@ Matrix smooth_prolongator(const Matrix& A, const Matrix& Pt, double omega) {
   const auto vM = AP.values;
   // union of the row structures of Pt and AP (both sorted)
   Kokkos::View<std::int64_t*, typename Matrix::device_type> cnt("kkperm::amg::P_counts", n);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::amg::smooth_count", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         std::int64_t c = rM(i + 1) - rM(i);
         for (auto p = rP(i); p < rP(i + 1); ++p)
@@ -159,7 +159,7 @@ Matrix smooth_prolongator(const Matrix& A, const Matrix& Pt, double omega) {
   entries_t en(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::amg::P::entries"), nnz);
   values_t va(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kkperm::amg::P::values"), nnz);
   const V w = static_cast<V>(omega);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::amg::smooth_fill", kkperm::range_policy<exec>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         V d = 0;
         for (auto p = rA(i); p < rA(i + 1); ++p)

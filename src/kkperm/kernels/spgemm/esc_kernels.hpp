@@ -184,7 +184,7 @@ void structure_hash2_launch(const RA& rowA, const EA& entA, std::int64_t nA, con
   std::int64_t resident = std::max<std::int64_t>(1, static_cast<std::int64_t>(Exec().concurrency()) / T);
   if (max_teams > 0) resident = std::min<std::int64_t>(resident, max_teams);
   const std::int64_t league = std::min(nchunk, resident);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::structure_hash", policy_t(static_cast<int>(league), T),
       KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
@@ -348,7 +348,7 @@ KOKKOS_INLINE_FUNCTION int bin_of(std::int64_t w, std::int64_t t0, std::int64_t 
 template <class Exec, class PermView>
 void identity_perm(const PermView& perm, std::int64_t n) {
   using idx_t = typename PermView::non_const_value_type;
-  Kokkos::parallel_for("kkperm::spgemm::esc::identity_perm", kkperm::range_policy<Exec>(0, n),
+  kkperm::parallel_for("kkperm::spgemm::esc::identity_perm", kkperm::range_policy<Exec>(0, n),
                        KOKKOS_LAMBDA(const std::int64_t p) { perm(p) = static_cast<idx_t>(p); });
 }
 
@@ -495,7 +495,7 @@ void plan_keys_launch(const RA& rowA, const EA& entA, const RB& rowB, const Work
   const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
   policy_t policy(static_cast<int>((n + rows_per_team - 1) / rows_per_team), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 16 * (T / 32)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::work_bin_keys", policy, KOKKOS_LAMBDA(const member_t& team) {
         // L lanes a row, `rounds` rows a lane group; warps combine with shuffles, the team
         // through scratch, and 16 threads add the team's 16 numbers to stat slot (team % kPlanSlots)
@@ -549,7 +549,7 @@ void plan_keys_chunks_launch(const RA& rowA, const EA& entA, const RB& rowB, con
   const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
   policy_t policy(static_cast<int>((n + T - 1) / T), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::work_bin_keys_chunks", policy, KOKKOS_LAMBDA(const member_t& team) {
         namespace d = kkperm::detail;
         const int tr = team.team_rank(), lane = tr % W, warp = tr / W;
@@ -1147,7 +1147,7 @@ void symbolic_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, st
   const std::size_t per_thread = static_cast<std::size_t>(cap) * (sizeof(O) + (carry ? sizeof(V) : 0)) + 16;
   int T = 1;
   const auto policy = row_thread_policy<Exec>(end - begin, per_thread, T);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       fill ? (carry ? "kkperm::spgemm::esc::symbolic_fill_values_thread" : "kkperm::spgemm::esc::symbolic_fill_thread")
            : "kkperm::spgemm::esc::symbolic_count_thread",
       policy, KOKKOS_LAMBDA(const member_t& team) {
@@ -1314,7 +1314,7 @@ void symbolic_team_bin(const Args& g, std::int64_t begin, std::int64_t end, bool
   const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       fill ? "kkperm::spgemm::esc::symbolic_fill_team" : "kkperm::spgemm::esc::symbolic_count_team",
       policy, body);
 }
@@ -1393,7 +1393,7 @@ void symbolic_team_hash_bin(const Args& g, std::int64_t begin, std::int64_t end,
   const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_team_hash"
+  kkperm::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_team_hash"
                             : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_team_hash"
                                                 : "kkperm::spgemm::esc::symbolic_count_team_hash"),
                        policy, body);
@@ -1450,7 +1450,7 @@ void symbolic_global_chunk(const Args& g, std::int64_t begin, std::int64_t count
         contract_row(team, keys, vals, F, o, fill, drop, g);
   };
   const int ts = fit_team_size<Exec>(team_size, body, 0);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       fill ? "kkperm::spgemm::esc::symbolic_fill_global" : "kkperm::spgemm::esc::symbolic_count_global",
       policy_t(static_cast<int>(count), team_size_for<Exec>(ts)), body);
 }
@@ -1508,7 +1508,7 @@ void symbolic_global_hash_chunk(const Args& g, std::int64_t begin, std::int64_t 
   const int ts = fit_team_size<Exec>(team_size, body, tiled_scratch_bytes(team_size));
   policy_t policy(static_cast<int>(count), team_size_for<Exec>(ts));
   policy.set_scratch_size(0, Kokkos::PerTeam(tiled_scratch_bytes(team_size_for<Exec>(ts))));
-  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_global_hash"
+  kkperm::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_global_hash"
                             : "kkperm::spgemm::esc::symbolic_count_global_hash",
                        policy, body);
 }
@@ -1535,7 +1535,7 @@ void numeric_thread_bin(const Args& g, std::int64_t begin, std::int64_t end, std
   const std::int64_t cap = max_c > 0 ? max_c : 1;
   int T = 1;
   const auto policy = row_thread_policy<Exec>(end - begin, static_cast<std::size_t>(cap) * sizeof(V), T);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::numeric_thread", policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
         V* base = static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8));
@@ -1627,7 +1627,7 @@ void numeric_team_bin(const Args& g, std::int64_t begin, std::int64_t end, int t
   const int ts = fit_team_size<Exec>(team_size, body, level == 0 ? bytes : 0);
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_team", policy, body);
+  kkperm::parallel_for("kkperm::spgemm::esc::numeric_team", policy, body);
 }
 
 /// Bin 3 numeric: one team per row, products flattened across the team (tiled product loop:
@@ -1669,7 +1669,7 @@ void numeric_global_bin(const Args& g, std::int64_t begin, std::int64_t end, int
   const int ts = fit_team_size<Exec>(team_size, body, tiled_scratch_bytes(team_size));
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(ts));
   policy.set_scratch_size(0, Kokkos::PerTeam(tiled_scratch_bytes(team_size_for<Exec>(ts))));
-  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_global", policy, body);
+  kkperm::parallel_for("kkperm::spgemm::esc::numeric_global", policy, body);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1755,7 +1755,7 @@ void numeric_thread_bin_slots(const Args& g, std::int64_t begin, std::int64_t en
   const std::int64_t cap = max_c > 0 ? max_c : 1;
   int T = 1;
   const auto policy = row_thread_policy<Exec>(end - begin, static_cast<std::size_t>(cap) * sizeof(V), T);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::numeric_thread_slots", policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
         V* base = static_cast<V*>(team.team_scratch(0).get_shmem_aligned(sizeof(V) * T * cap, 8));
@@ -1846,7 +1846,7 @@ void numeric_team_bin_slots(const Args& g, std::int64_t begin, std::int64_t end,
   const std::int64_t league = (end - begin + rows - 1) / rows;
   policy_t policy(static_cast<int>(league), ts, vec);
   if (bytes > 0) policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(in_place ? "kkperm::spgemm::esc::numeric_global_slots"
+  kkperm::parallel_for(in_place ? "kkperm::spgemm::esc::numeric_global_slots"
                                 : "kkperm::spgemm::esc::numeric_team_slots",
                        policy, body);
 }
@@ -1900,7 +1900,7 @@ std::int64_t gather_tile_spans(const Args& g, std::int64_t n, std::int64_t nnz_c
   const std::int64_t nt = (nnz_c + kGatherTileEntries - 1) / kGatherTileEntries;
   Kokkos::deep_copy(typename TileView::execution_space(), tlo, std::numeric_limits<T>::max());
   Kokkos::deep_copy(typename TileView::execution_space(), thi, T(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::gather_tile_spans", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         const auto i = g.row_at(p);
         const std::int64_t o = g.direct ? static_cast<std::int64_t>(i) : p;
@@ -1967,7 +1967,7 @@ void gather_long_rows(const char* label, const Args& g, std::int64_t begin, std:
   using policy_t = kkperm::team_policy<Exec>;
   using member_t = typename policy_t::member_type;
   if (end <= begin) return;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, policy_t(static_cast<int>(end - begin), team_size_for<Exec>(256)), KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t p = begin + team.league_rank();
         const std::int64_t i = static_cast<std::int64_t>(g.row_at(p));
@@ -1999,7 +1999,7 @@ template <class Exec, class Args, class AprodView, class SlotView, class IntView
 void gather_rows_thread(const Args& g, std::int64_t n, std::int64_t nnz_c, std::int64_t sum, std::int64_t max_work,
                         const AprodView& aprod, const SlotView& slot, const IntView& rbase, const IntView& gptr,
                         const IntView& cnt, const ListView& glist) {
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::gather_rows", kkperm::range_policy<Exec>(0, n), KOKKOS_LAMBDA(const std::int64_t p) {
         if (p == 0) gptr(nnz_c) = static_cast<int>(sum);
         const std::int64_t i = static_cast<std::int64_t>(g.row_at(p));
@@ -2059,7 +2059,7 @@ void gather_sums(const char* label, const char* lanes_label, std::int64_t nnz_c,
   using member_t = typename policy_t::member_type;
   if (nnz_c <= 0) return;
   if (lanes <= 1) {
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         label, kkperm::range_policy<Exec>(0, nnz_c), KOKKOS_LAMBDA(const std::int64_t e) {
           const std::int64_t b = base(e);
           V sum = V(0);
@@ -2071,7 +2071,7 @@ void gather_sums(const char* label, const char* lanes_label, std::int64_t nnz_c,
   }
   const int ts = is_host_exec<Exec>() ? 1 : 256 / lanes;  // host: lanes run serially in list order
   const std::int64_t league = (nnz_c + ts - 1) / ts;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       lanes_label, policy_t(static_cast<int>(league), ts, lanes), KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t e = std::int64_t(team.league_rank()) * ts + team.team_rank();
         if (e >= nnz_c) return;
@@ -2121,7 +2121,7 @@ template <class Exec, class PermView, class RowP, class EntP, class ValP, class 
 void restore_rows(const PermView& perm, std::int64_t n, const RowP& rowP, const EntP& entP,
                   const ValP& valP, const RowC& rowC, const EntC& entC, const ValC& valC,
                   bool columns, bool values) {
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::restore_order", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p) {
         const auto i = perm(p);

@@ -524,7 +524,7 @@ void count_stats(const PermView& perm, const CntView& cnt, const std::int64_t bi
   const std::int64_t per_team = std::int64_t(T) * kItems;
   policy_t policy(static_cast<int>((n + per_team - 1) / per_team), T);
   policy.set_scratch_size(0, Kokkos::PerTeam(sizeof(std::int64_t) * 5 * (T / W)));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::count_stats", policy, KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
         if (zero_flag != nullptr && tr == 0 && team.league_rank() == 0) *zero_flag = 0;
@@ -585,7 +585,7 @@ void counts_to_rowmap(const CntView& cnt, const RowMap& row_map, std::int64_t n)
 template <class Exec, class PermView, class CntView>
 void unpermute_counts(const PermView& perm, const CntView& cnt_perm, const CntView& cnt_orig,
                       std::int64_t n) {
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::unpermute_counts", kkperm::range_policy<Exec>(0, n),
       KOKKOS_LAMBDA(const std::int64_t p) { cnt_orig(perm(p)) = cnt_perm(p); });
 }
@@ -596,7 +596,7 @@ std::vector<std::int64_t> gather_work(const PermView& perm, const WorkView& work
                                       std::int64_t begin, std::int64_t end) {
   Kokkos::View<std::int64_t*, typename WorkView::device_type> w("kkperm::esc::global_work",
                                                                 end - begin);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::gather_work", kkperm::range_policy<Exec>(0, end - begin),
       KOKKOS_LAMBDA(const std::int64_t r) { w(r) = work(perm(begin + r)); });
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w);
@@ -907,7 +907,7 @@ class EscSpgemm {
     if (!rows_first) {
       phase.next("kkperm::spgemm::esc::row_map");
       const rowmap_view dst = rowD;
-      Kokkos::parallel_for(
+      kkperm::parallel_for(
           "kkperm::spgemm::esc::row_map_copy", kkperm::range_policy<exec>(0, n + 1),
           KOKKOS_LAMBDA(const std::int64_t i) { dst(i) = row_off(i); });
     }
@@ -1164,7 +1164,7 @@ class EscSpgemm {
   /// after: a host wait); the next run_numeric_search then skips its own reset (public: nvcc).
   void reset_missing() {
     const auto missing = missing_;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::spgemm::esc::missing_reset", kkperm::range_policy<execution_space>(0, 1),
         KOKKOS_LAMBDA(const int) { missing() = 0; });
     missing_zeroed_ = true;

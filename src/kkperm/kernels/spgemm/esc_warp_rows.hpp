@@ -309,7 +309,7 @@ void window_sample(const RA& rowA, const EA& entA, const RB& rowB, const EB& ent
   const std::int64_t nnz_a = static_cast<std::int64_t>(entA.extent(0));
   const std::int64_t nnz_b = static_cast<std::int64_t>(entB.extent(0));
   const std::int64_t n_b = static_cast<std::int64_t>(rowB.extent(0)) - 1;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::window_sample", policy_t(static_cast<int>(S), W), KOKKOS_LAMBDA(const member_t& team) {
         const int lane = team.team_rank();
         const std::int64_t i = std::int64_t(team.league_rank()) * n / S;
@@ -844,7 +844,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
   // team size R * W <= 256: within the launch bounds
   policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(per_row * R));
-  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_warp_rows"
+  kkperm::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_warp_rows"
                             : (Vals ? "kkperm::spgemm::esc::symbolic_count_values_warp_rows"
                                     : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_warp_rows"
                                                         : "kkperm::spgemm::esc::symbolic_count_warp_rows")),
@@ -950,7 +950,7 @@ void copy_stashed_rows(const Args& g, std::int64_t begin, std::int64_t end,
   if (end <= begin) return;
   constexpr int W = warp_lanes<Exec>();
   const int R = warp_row_groups<Exec>(0, 32, max_warps).rows;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::symbolic_copy_stashed_rows",
       policy_t(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W)),
       KOKKOS_LAMBDA(const member_t& team) {
@@ -997,7 +997,7 @@ void copy_stashed_rows_flat(const Args& g, std::int64_t begin, std::int64_t end,
   int G = W;
   while (G > 1 && (end - begin) / G < kCopyWarps) G >>= 1;
   const std::int64_t per_team = static_cast<std::int64_t>(warps) * G;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::symbolic_copy_stashed_rows_flat",
       policy_t(static_cast<int>((end - begin + per_team - 1) / per_team), team_size_for<Exec>(warps * W)),
       KOKKOS_LAMBDA(const member_t& team) {
@@ -1142,7 +1142,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
   // team size R * W <= 256: within the launch bounds
   policy_t policy(static_cast<int>((end - begin + R - 1) / R), team_size_for<Exec>(R * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(per_row * R));
-  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_warp_rows", policy, body);
+  kkperm::parallel_for("kkperm::spgemm::esc::numeric_warp_rows", policy, body);
 }
 
 /// Whether numeric_warp_rows with these arguments launches (a row's share fits a team's scratch).
@@ -1345,7 +1345,7 @@ void symbolic_block_rows_launch(const Args& g, std::int64_t begin, std::int64_t 
   };
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_block_rows"
+  kkperm::parallel_for(fill ? "kkperm::spgemm::esc::symbolic_fill_block_rows"
                             : (Vals ? "kkperm::spgemm::esc::symbolic_count_values_block_rows"
                                     : (stash != nullptr ? "kkperm::spgemm::esc::symbolic_count_stash_block_rows"
                                                         : "kkperm::spgemm::esc::symbolic_count_block_rows")),
@@ -1449,7 +1449,7 @@ bool numeric_block_rows(const Args& g, std::int64_t begin, std::int64_t end, std
   };
   policy_t policy(static_cast<int>(end - begin), team_size_for<Exec>(kBlockRowWarps * W));
   policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for("kkperm::spgemm::esc::numeric_block_rows", policy, body);
+  kkperm::parallel_for("kkperm::spgemm::esc::numeric_block_rows", policy, body);
   return true;
 }
 
@@ -1576,7 +1576,7 @@ void gather_rows_warp(const Args& g, std::int64_t n, std::int64_t nnz_c, std::in
   const std::size_t bytes = static_cast<std::size_t>(R * slice);
   policy_t policy(static_cast<int>((n + R - 1) / R), team_size_for<Exec>(R * W));
   if (bytes > 0) policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spgemm::esc::gather_rows_warp", policy, KOKKOS_LAMBDA(const member_t& team) {
         char* team_mem = bytes > 0 ? static_cast<char*>(team.team_scratch(0).get_shmem(bytes)) : nullptr;
         const auto lg = kkperm::detail::lane_group_of(team.team_rank(), W);

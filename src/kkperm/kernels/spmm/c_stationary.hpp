@@ -103,7 +103,7 @@ void c_stationary_tile(const ExecSpace& exec, typename YView::const_value_type a
   const bool has_ids = row_ids.extent(0) != 0;
   const value_t a = alpha, b = beta;
 
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::c_stationary",
       policy_t(exec, static_cast<int>(row_teams * strips), team_size, G),
       KOKKOS_LAMBDA(const member_t& team) {

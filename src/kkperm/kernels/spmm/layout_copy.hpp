@@ -47,7 +47,7 @@ void layout_copy(const ExecSpace& exec, const Src& src, const Dst& dst) {
     using policy_t = kkperm::team_policy<ExecSpace>;
     using member_t = typename policy_t::member_type;
     const std::size_t bytes = sizeof(value_t) * T * P;
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::spmm::layout_copy",
         policy_t(exec, static_cast<int>(tiles_i * tiles_k), threads).set_scratch_size(0, Kokkos::PerTeam(bytes)),
         KOKKOS_LAMBDA(const member_t& team) {
@@ -67,7 +67,7 @@ void layout_copy(const ExecSpace& exec, const Src& src, const Dst& dst) {
           }
         });
   } else {
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::spmm::layout_copy_host", kkperm::range_policy<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const std::int64_t i) {
           for (std::int64_t k = 0; k < m; ++k) dst(i, k) = src(i, k);
         });

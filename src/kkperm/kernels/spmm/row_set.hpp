@@ -73,7 +73,7 @@ RowSet<Matrix> build_row_subset(const Matrix& A, const RowsView& rows) {
   // spent 0.2 s on the two 10^6-entry rows of the arrow matrix, H200 run 347)
   constexpr std::int64_t kGatherChunk = 8;
   const std::int64_t chunks = (static_cast<std::int64_t>(nnz) + kGatherChunk - 1) / kGatherChunk;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::subset_gather", kkperm::range_policy<exec_t>(0, chunks), KOKKOS_LAMBDA(const std::int64_t c) {
         const std::int64_t k0 = c * kGatherChunk;
         const std::int64_t k1 = k0 + kGatherChunk < static_cast<std::int64_t>(rm(n)) ? k0 + kGatherChunk

@@ -271,7 +271,7 @@ void tile_windows(const ExecSpace& exec, const RowMap& row_map, const Entries& e
   const auto cols = out.cols;
   const auto local = out.local;
   const auto direct_rows = out.direct_rows;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       Fill ? "kkperm::spmm::tile_windows_fill" : "kkperm::spmm::tile_windows_count", policy,
       KOKKOS_LAMBDA(const member_t& team) {
         const int tr = team.team_rank();
@@ -492,7 +492,7 @@ build_row_tiles(const RowMap& row_map, const Entries& entries, std::int64_t num_
   const auto row0 = t.row0;
   const auto cptr = t.cptr;
   const std::int64_t nt = t.tiles;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::tile_ends", kkperm::range_policy<exec_t>(exec, 0, 1), KOKKOS_LAMBDA(const std::int64_t) {
         row0(nt) = static_cast<ordinal_t>(n);
         cptr(nt) = static_cast<offset_t>(ncols);
@@ -527,7 +527,7 @@ void row_tiled_run(const ExecSpace& exec, typename YView::const_value_type alpha
   const auto cols = tiles.cols;
   const auto local = tiles.local;
   const value_t a = alpha, b = beta;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::row_tiled", policy, KOKKOS_LAMBDA(const member_t& team) {
         const int t = team.league_rank();
         const int tr = team.team_rank();
@@ -629,7 +629,7 @@ void row_tiled(const ExecSpace& exec, typename YView::const_value_type alpha, co
     const auto local = tiles.local;
     const value_t a = alpha, b = beta;
     const int k = static_cast<int>(K);
-    Kokkos::parallel_for(
+    kkperm::parallel_for(
         "kkperm::spmm::row_tiled_host", kkperm::range_policy<ExecSpace>(exec, 0, tiles.tiles),
         [=](const std::int64_t t) {
           const auto c0 = cptr(t);

@@ -60,7 +60,7 @@ void scale_rows(const ExecSpace& exec, typename YView::const_value_type beta, co
   const std::int64_t k = static_cast<std::int64_t>(Y.extent(1));
   if (n == 0 || k == 0) return;
   const value_t b = beta;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::scale_rows", kkperm::range_policy<ExecSpace>(exec, 0, n * k),
       KOKKOS_LAMBDA(const std::int64_t idx) {
         const std::int64_t r = idx / k, c = idx % k;
@@ -105,7 +105,7 @@ void scale_all(const ExecSpace& exec, typename YView::const_value_type beta, con
   const std::int64_t k = static_cast<std::int64_t>(Y.extent(1));
   if (n == 0 || k == 0) return;
   const value_t b = beta;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmm::scale_all", kkperm::range_policy<ExecSpace>(exec, 0, n * k),
       KOKKOS_LAMBDA(const std::int64_t idx) {
         const std::int64_t r = idx / k, c = idx % k;

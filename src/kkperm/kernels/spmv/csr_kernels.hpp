@@ -25,7 +25,7 @@ template <class Exec, class YView, class V>
 void scale_y(const char* label, V beta, const YView& y) {
   if (beta == V(1)) return;
   const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) { y(i) = (beta == V(0)) ? V(0) : V(beta * y(i)); });
 }
@@ -42,7 +42,7 @@ void csr_scalar(V alpha, const RowMap& row_map, const Entries& entries, const Va
   using O = typename Entries::non_const_value_type;
   using F = typename RowMap::non_const_value_type;
   const O n = static_cast<O>(y.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_scalar", kkperm::range_policy<Exec, Kokkos::IndexType<O>>(0, n),
       KOKKOS_LAMBDA(const O i) {
         V s = V(0);
@@ -73,7 +73,7 @@ void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries
   const int vl = launch_vector_length<Exec>(vector_length);
   const int ts = team_size_for<Exec>(CsrVectorConfig::threads_per_team, vl);
   const std::int64_t league = (num_work + ts - 1) / ts;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, policy_t(static_cast<int>(league), ts, vl), KOKKOS_LAMBDA(const member_t& team) {
         const std::int64_t w =
             static_cast<std::int64_t>(team.league_rank()) * team.team_size() + team.team_rank();
@@ -111,7 +111,7 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
   const O n = static_cast<O>(y.extent(0));
   if (n == 0) return;
   const int rpf = CsrWarpDynamicConfig::rows_per_fetch;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_warp_dynamic::reset", kkperm::range_policy<Exec>(0, 1),
       KOKKOS_LAMBDA(const int) { counter(0) = C(0); });
   const int vl = launch_vector_length<Exec>(vector_length);
@@ -122,7 +122,7 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
   if (warps < 1) warps = 1;
   if (warps > warps_needed) warps = warps_needed;
   const std::int64_t league = (warps + ts - 1) / ts;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_warp_dynamic", policy_t(static_cast<int>(league), ts, vl),
       KOKKOS_LAMBDA(const member_t& team) {
         while (true) {
@@ -174,7 +174,7 @@ void csr_warp_tiled(V alpha, const RowMap& row_map, const Entries& entries, cons
   const std::int64_t league = (static_cast<std::int64_t>(n) + ts - 1) / ts;
   const std::size_t scratch =
       xs_t::shmem_size(T) + fs_t::shmem_size(ts) + xs_t::shmem_size(ts);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_warp_tiled",
       policy_t(static_cast<int>(league), ts, vl).set_scratch_size(0, Kokkos::PerTeam(scratch)),
       KOKKOS_LAMBDA(const member_t& team) {
@@ -249,7 +249,7 @@ void csr_block_col_range(const RowMap& row_map, const Entries& entries, std::int
   using F = typename RowMap::non_const_value_type;
   const std::int64_t nb = static_cast<std::int64_t>(bmin.extent(0));
   const O big = std::numeric_limits<O>::max();
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_warp_tiled::col_range", kkperm::range_policy<Exec>(0, nb),
       KOKKOS_LAMBDA(const std::int64_t b) {
         O lo = big, hi = O(-1);
@@ -326,7 +326,7 @@ void csr_merge(V alpha, const RowMap& row_map, const Entries& entries, const Val
   const std::int64_t nchunks = (static_cast<std::int64_t>(nnz) + chunk - 1) / chunk;
   const std::int64_t league = (nchunks + ts - 1) / ts;
   const std::size_t shmem = scratch_t::shmem_size(static_cast<std::size_t>(ts) * chunk);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_merge",
       policy_t(static_cast<int>(league), ts, lanes).set_scratch_size(0, Kokkos::PerTeam(shmem)),
       KOKKOS_LAMBDA(const member_t& team) {
@@ -395,7 +395,7 @@ void csr_merge_path_partition(const RowMap& row_map, std::int64_t n, std::int64_
   if (tiles < 1) return;
   const std::int64_t total = n + nnz;
   const std::int64_t tile = CsrMergePathConfig::tile;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_merge_path::partition", kkperm::range_policy<Exec>(0, tiles + 1),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const std::int64_t diag = (t * tile < total) ? t * tile : total;
@@ -463,7 +463,7 @@ void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, cons
                             fs_t::shmem_size(TILE + 1) + 2 * is_t::shmem_size(T) +
                             is_t::shmem_size(1);
   const int team_size = is_gpu_space<Exec>() ? T : 1;
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_merge_path",
       policy_t(static_cast<int>(tiles), team_size, 1)
           .set_scratch_size(0, Kokkos::PerTeam(shmem)),
@@ -579,7 +579,7 @@ void csr_merge_path(V alpha, const RowMap& row_map, const Entries& entries, cons
           }
         });
       });
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::csr_merge_path::fixup", kkperm::range_policy<Exec>(0, tiles),
       KOKKOS_LAMBDA(const std::int64_t b) {
         const auto r = carry_row(b);

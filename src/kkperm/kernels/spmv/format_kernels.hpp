@@ -27,7 +27,7 @@ void ell(const char* label, V alpha, std::int64_t k, const Cols& cols, const Val
          const XView& x, V beta, const YView& y) {
   using O = typename Cols::non_const_value_type;
   const std::int64_t n = static_cast<std::int64_t>(y.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, n),
       KOKKOS_LAMBDA(const std::int64_t i) {
         V s = V(0);
@@ -64,7 +64,7 @@ void coo_accumulate(const char* label, V alpha, const Rows& rows, const Cols& co
   const std::int64_t nchunks = (nnz + chunk - 1) / chunk;
   const std::int64_t league = (nchunks + ts - 1) / ts;
   const std::size_t shmem = scratch_t::shmem_size(static_cast<std::size_t>(ts) * chunk);
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label,
       policy_t(static_cast<int>(league), ts, lanes).set_scratch_size(0, Kokkos::PerTeam(shmem)),
       KOKKOS_LAMBDA(const member_t& team) {
@@ -128,7 +128,7 @@ void sell(V alpha, std::int64_t C, const SlicePtr& slice_ptr, const Perm& perm, 
   using O = typename Cols::non_const_value_type;
   using F = typename SlicePtr::non_const_value_type;
   const std::int64_t nslots = static_cast<std::int64_t>(perm.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::sell_c_sigma",
       kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, nslots),
       KOKKOS_LAMBDA(const std::int64_t t) {
@@ -164,7 +164,7 @@ void sell16(V alpha, const SlicePtr& slice_ptr, const Perm& perm, const Base& sl
             const YView& y) {
   using O = typename Perm::non_const_value_type;
   const std::int64_t nlanes = static_cast<std::int64_t>(perm.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       "kkperm::spmv::sell16",
       kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, nlanes),
       KOKKOS_LAMBDA(const std::int64_t t) {
@@ -207,7 +207,7 @@ template <class Exec, class RowList, class YView, class V>
 void scale_rows(const char* label, V beta, const RowList& rows, const YView& y) {
   if (beta == V(1)) return;
   const std::int64_t m = static_cast<std::int64_t>(rows.extent(0));
-  Kokkos::parallel_for(
+  kkperm::parallel_for(
       label, kkperm::range_policy<Exec, Kokkos::IndexType<std::int64_t>>(0, m),
       KOKKOS_LAMBDA(const std::int64_t t) {
         const auto i = rows(t);
