@@ -600,6 +600,28 @@ TEST(SpmvFormats, HybHistogramRuleAndMeanK) {
   EXPECT_EQ(kkperm::formats::hyb_k_mean(g), 7);                   // ceil(6.5)
 }
 
+// csr_warp_dynamic's rows per team thread and fetch: about nnz_per_fetch (512) entries per warp
+// fetch at the mean row length, never fewer than rows_per_fetch (1); worked by hand.
+TEST(SpmvKernels, WarpDynamicFetchSize) {
+  using kkperm::spmv::warp_dynamic_rows_per_fetch;
+  ASSERT_EQ(kkperm::spmv::CsrWarpDynamicConfig::nnz_per_fetch, 512);
+  ASSERT_EQ(kkperm::spmv::CsrWarpDynamicConfig::rows_per_fetch, 1);
+  // 2D 5-point 2000^2: 4e6 rows, ~2e7 entries (5 a row), 8 team threads a warp (vl = 4):
+  // 512 / (8 * 5) = 12.8 -> 13 rows each, 104 rows a fetch: 38 462 fetches instead of 10^6
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(4000000, 20000000, 8), 13);
+  // 16 entries a row, 2 team threads a warp (vl = 16): 512 / 32 = 16 exactly
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(1000000, 16000000, 2), 16);
+  // rows longer than a fetch's worth: the floor of 1 row
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(1000, 1000000, 1), 1);
+  // host backends (one team thread a "warp"), 4 entries a row: 128 rows a fetch
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(1000, 4000, 1), 128);
+  // empty matrix or no entries: the floor
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(0, 0, 8), 1);
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(1000, 0, 8), 1);
+  // large counts do not overflow: 2^31 rows of 1 entry, 32 a warp -> 16
+  EXPECT_EQ(warp_dynamic_rows_per_fetch(std::int64_t(1) << 31, std::int64_t(1) << 31, 32), 16);
+}
+
 TEST(SpmvRegistry, NamesRoundTripAndUnknownNamesAreRejected) {
   for (auto c : kkperm::all_spmv_candidates()) {
     EXPECT_EQ(kkperm::spmv_candidate_from_string(kkperm::to_string(c)), c);

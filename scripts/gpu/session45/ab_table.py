@@ -3,7 +3,8 @@
 each carveout mode (KKPERM_TEAM_CARVEOUT) and the ratio fit / kokkos (below 1: fit is faster), with
 a geometric mean per tool and candidate. SpMV / SpMM: median_ms (SpMV also % of the byte floor);
 kkperm_amg: rap_setup_ms, ap_setup_ms, setup_ms and resetup_numeric_ms.
-Usage: ab_table.py [--png OUT.png] RUN.tgz [RUN.tgz ...] > table.md
+Usage: ab_table.py [--modes BASE,TEST] [--png OUT.png] RUN.tgz [RUN.tgz ...] > table.md
+(--modes: the two names compared, default kokkos,fit; wd362.sh's runs are old,new)
 (--png: a chart of the fit / kokkos ratios per candidate, one dot per case; needs matplotlib,
 e.g. /usr/bin/python3 on Debian)
 """
@@ -15,12 +16,17 @@ t = defaultdict(list)  # (tool, matrix, cand, K, metric, mode) -> [value]
 pct = defaultdict(list)  # (tool, matrix, cand, mode) -> [% floor]
 args = sys.argv[1:]
 png = None
-if args[:1] == ['--png']:
-    png, args = args[1], args[2:]
+BASE, TEST = 'kokkos', 'fit'
+while args[:1] in (['--png'], ['--modes']):
+    if args[0] == '--png':
+        png = args[1]
+    else:
+        BASE, TEST = args[1].split(',')
+    args = args[2:]
 for path in args:
     with tarfile.open(path) as tf:
         for m in tf.getmembers():
-            mm = re.search(r'/(amg\d*|spmv|spmmL|spmmR)_([a-z0-9]+)_(\d+)\.json\.gz$', m.name)
+            mm = re.search(r'/(amg\d*|spmv|spmmL|spmmR|wd)_([a-z0-9]+)_(\d+)\.json\.gz$', m.name)
             if not mm:
                 continue
             tool, mode = re.sub(r'\d+$', '', mm.group(1)), mm.group(2)
@@ -41,10 +47,10 @@ for path in args:
                             pct[(tool, mat, r['candidate'], mode)].append(r[k])
 cases = sorted({k[:5] for k in t})
 geo = defaultdict(list)
-print('| tool | matrix | candidate | K | metric | kokkos | fit | fit / kokkos |')
+print('| tool | matrix | candidate | K | metric | %s | %s | %s / %s |' % (BASE, TEST, TEST, BASE))
 print('|---|---|---|---:|---|---:|---:|---:|')
 for c in cases:
-    a, b = t.get(c + ('kokkos',)), t.get(c + ('fit',))
+    a, b = t.get(c + (BASE,)), t.get(c + (TEST,))
     if not a or not b:
         continue
     ma, mb = statistics.median(a), statistics.median(b)
@@ -52,7 +58,7 @@ for c in cases:
     geo[(c[0], c[2], c[4])].append(r)
     print('| %s | %s | %s | %s | %s | %.4f | %.4f | %.3f |' % (c[0], c[1], c[2], c[3] or '', c[4], ma, mb, r))
 print()
-print('| tool | candidate | metric | cases | geomean fit / kokkos | min | max |')
+print('| tool | candidate | metric | cases | geomean %s / %s | min | max |' % (TEST, BASE))
 print('|---|---|---|---:|---:|---:|---:|')
 for k in sorted(geo):
     v = geo[k]
@@ -61,10 +67,10 @@ if pct:
     print()
     print('SpMV % of the byte floor (median over the runs):')
     print()
-    print('| matrix | candidate | kokkos | fit |')
+    print('| matrix | candidate | %s | %s |' % (BASE, TEST))
     print('|---|---|---:|---:|')
     for k in sorted({k[:3] for k in pct}):
-        a, b = pct.get(k + ('kokkos',)), pct.get(k + ('fit',))
+        a, b = pct.get(k + (BASE,)), pct.get(k + (TEST,))
         print('| %s | %s | %s | %s |' % (k[1], k[2], '%.1f' % statistics.median(a) if a else '—',
                                          '%.1f' % statistics.median(b) if b else '—'))
 

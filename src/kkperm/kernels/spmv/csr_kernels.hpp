@@ -16,6 +16,7 @@
 #include "kkperm/core/atomics.hpp"
 #include "kkperm/core/launch_policy.hpp"
 #include "kkperm/core/row_search.hpp"
+#include "kkperm/core/warp_ops.hpp"
 #include "kkperm/kernels/spmv/spmv_config.hpp"
 
 namespace kkperm::spmv {
@@ -92,10 +93,13 @@ void csr_vector(const char* label, V alpha, const RowMap& row_map, const Entries
 }
 
 /**
- * @brief Warp loop with dynamic row fetching: a grid sized to the device's concurrency; each
- * team thread (a warp of `vector_length` lanes) repeatedly takes the next `rows_per_fetch` rows
- * from `counter(0)` (atomic fetch-add) until none are left. `counter` is zeroed by a one-thread
- * kernel enqueued first, so no host synchronisation is needed between calls.
+ * @brief Warp loop with dynamic row fetching: a grid sized to the device's concurrency; each warp
+ * (G = 32 / vector_length team threads of `vector_length` lanes; G = 1 on host backends)
+ * repeatedly takes the next G * rpf rows from `counter(0)` with one atomic fetch-add by its first
+ * lane, broadcast by a shuffle, until none are left; team thread g of the warp takes rows
+ * g, g + G, ... of the fetch. rpf = warp_dynamic_rows_per_fetch (about nnz_per_fetch entries a
+ * fetch). `counter` is zeroed by a one-thread kernel enqueued first, so no host synchronisation
+ * is needed between calls.
  */
 template <class Exec, class RowMap, class Entries, class Values, class XView, class YView,
           class Counter, class OutRows, class V>
@@ -110,29 +114,40 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
   using C = typename Counter::non_const_value_type;
   const O n = static_cast<O>(y.extent(0));
   if (n == 0) return;
-  const int rpf = CsrWarpDynamicConfig::rows_per_fetch;
   kkperm::parallel_for(
       "kkperm::spmv::csr_warp_dynamic::reset", kkperm::range_policy<Exec>(0, 1),
       KOKKOS_LAMBDA(const int) { counter(0) = C(0); });
   const int vl = launch_vector_length<Exec>(vector_length);
   const int ts = team_size_for<Exec>(CsrWarpDynamicConfig::threads_per_team, vl);
-  const std::int64_t warps_needed = (static_cast<std::int64_t>(n) + rpf - 1) / rpf;
-  std::int64_t warps = static_cast<std::int64_t>(Exec().concurrency()) / vl *
-                       CsrWarpDynamicConfig::waves;
-  if (warps < 1) warps = 1;
-  if (warps > warps_needed) warps = warps_needed;
-  const std::int64_t league = (warps + ts - 1) / ts;
+  // team threads per warp: the threads of a CUDA team are laid out lanes first, so a warp holds
+  // 32 / vl consecutive team ranks (vl is a power of two <= 32; teams of 256 lanes)
+  const int G = is_gpu_space<Exec>() && vl <= 32 && 32 % vl == 0 && (ts * vl) % 32 == 0 ? 32 / vl : 1;
+  const int W = G > 1 || (is_gpu_space<Exec>() && vl == 32) ? 32 : 1;  // lanes that shuffle together
+  const C rpf = static_cast<C>(
+      warp_dynamic_rows_per_fetch(static_cast<std::int64_t>(n), static_cast<std::int64_t>(entries.extent(0)), G));
+  const C chunk = rpf * static_cast<C>(G);
+  const std::int64_t threads_needed = (static_cast<std::int64_t>(n) + static_cast<std::int64_t>(rpf) - 1) /
+                                      static_cast<std::int64_t>(rpf);
+  std::int64_t threads = static_cast<std::int64_t>(Exec().concurrency()) / vl *
+                         CsrWarpDynamicConfig::waves;
+  if (threads < 1) threads = 1;
+  if (threads > threads_needed) threads = threads_needed;
+  const std::int64_t league = (threads + ts - 1) / ts;
   kkperm::parallel_for(
       "kkperm::spmv::csr_warp_dynamic", policy_t(static_cast<int>(league), ts, vl),
       KOKKOS_LAMBDA(const member_t& team) {
+        const int g = team.team_rank() % G;
         while (true) {
           C r0 = 0;
           Kokkos::single(
               Kokkos::PerThread(team),
-              [&](C& v) { v = kkperm::atomic_fetch_add_int(&counter(0), C(rpf)); }, r0);
+              [&](C& v) { v = g == 0 ? kkperm::atomic_fetch_add_int(&counter(0), chunk) : C(0); }, r0);
+          // every lane of the warp runs this (the loop is uniform over the warp: all lanes leave
+          // it on the same fetch); lane 0 is team thread g = 0, vector lane 0
+          r0 = kkperm::detail::warp_shfl_idx(r0, 0, W);
           if (r0 >= static_cast<C>(n)) break;
-          const C r1 = (r0 + rpf < static_cast<C>(n)) ? r0 + rpf : static_cast<C>(n);
-          for (C r = r0; r < r1; ++r) {
+          const C r1 = (r0 + chunk < static_cast<C>(n)) ? r0 + chunk : static_cast<C>(n);
+          for (C r = r0 + static_cast<C>(g); r < r1; r += static_cast<C>(G)) {
             const O i = static_cast<O>(r);
             const F b = row_map(i), e = row_map(i + 1);
             V s = V(0);
