@@ -180,7 +180,12 @@ inline const CarveoutInputs& cuda_sm_limits() {
  * Kokkos' own one-time preference is applied first (Kokkos::Impl::configure_shmem_preference, the
  * call its launcher makes) so it cannot replace ours at a kernel's first launch, and the attribute
  * is written only when the percent changes. Everything else is Kokkos::parallel_for unchanged.
- * Reaches into Kokkos::Impl, so it is tied to the pinned Kokkos 3.4; host code only.
+ * Reaches into Kokkos::Impl, so it is tied to the pinned Kokkos 3.4; host code only. One device
+ * per process, as Kokkos 3.4 itself assumes: the SM limits are read once from the current device,
+ * and a kernel's last percent is remembered per kernel, not per device.
+ * Measured (H200, session 45, run 358, fit against KKPERM_TEAM_CARVEOUT=kokkos): SpMV csr_vector
+ * 0.81x and c_stationary SpMM 0.84x the time (geomeans), ESC R(AP) setup 0.98x; kernels whose
+ * scratch fills the SM (csr_merge_path, row_major_tiled) unchanged.
  */
 template <class Policy, class F>
 void parallel_for(const std::string& label, const Policy& policy, const F& f) {
