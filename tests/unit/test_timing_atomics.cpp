@@ -602,12 +602,13 @@ TEST(TeamCarveout, FitKeepsTheOccupancyTheLargestConfigurationGives) {
 }
 
 // kkperm::parallel_for runs team and range kernels exactly as Kokkos::parallel_for does (on CUDA
-// through the carveout path, with launches whose scratch changes the fitted percent): every entry
+// through the carveout path: the default mode, fit, fixed percents and Kokkos' preference, with
+// launches whose scratch changes the fitted percent): every entry
 // written, poisoned output first. The kernels live outside the TEST bodies (CUDA extended lambdas
 // cannot sit in gtest's private TestBody).
 namespace {
 using CarveoutView = Kokkos::View<double*, kkperm::DefaultDevice>;
-void carveout_team_fill(const CarveoutView& y, std::size_t scratch) {
+void carveout_team_fill(const CarveoutView& y, std::size_t scratch, int carveout) {
   using Exec = kkperm::DefaultExecSpace;
   using policy_t = kkperm::team_policy<Exec>;
   using member_t = policy_t::member_type;
@@ -616,12 +617,16 @@ void carveout_team_fill(const CarveoutView& y, std::size_t scratch) {
   policy_t policy((n + 63) / 64, host ? 1 : 64);
   if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
   const double shift = static_cast<double>(scratch);
-  kkperm::parallel_for("kkperm::test::carveout_team", policy, KOKKOS_LAMBDA(const member_t& team) {
+  const auto body = KOKKOS_LAMBDA(const member_t& team) {
     const int base = team.league_rank() * 64;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 64), [&](const int k) {
       if (base + k < n) y(base + k) = 2.0 * (base + k) + shift;
     });
-  });
+  };
+  if (carveout == kkperm::kCarveoutDefault)
+    kkperm::parallel_for("kkperm::test::carveout_team", policy, body);  // the mode's own path
+  else
+    kkperm::parallel_for("kkperm::test::carveout_team", policy, body, carveout);
 }
 void carveout_range_fill(const CarveoutView& y) {
   kkperm::parallel_for("kkperm::test::carveout_range",
@@ -633,13 +638,16 @@ void carveout_range_fill(const CarveoutView& y) {
 TEST(TeamCarveout, ParallelForRunsTeamAndRangeKernels) {
   const int n = 5000;
   CarveoutView y("kkperm::test::carveout_y", n);
-  for (const std::size_t scratch : {std::size_t(0), std::size_t(512), std::size_t(40000), std::size_t(512)}) {
-    Kokkos::deep_copy(y, std::nan(""));
-    carveout_team_fill(y, scratch);
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
-    for (int i = 0; i < n; ++i)
-      ASSERT_EQ(h(i), 2.0 * i + static_cast<double>(scratch)) << "scratch " << scratch << " entry " << i;
-  }
+  // the default mode, then fixed hints (the row-major SpMM kernels' way) and Kokkos' preference
+  for (const int carveout : {kkperm::kCarveoutDefault, kkperm::kCarveoutFit, 14, 0, kkperm::kCarveoutKokkos})
+    for (const std::size_t scratch : {std::size_t(0), std::size_t(512), std::size_t(40000), std::size_t(512)}) {
+      Kokkos::deep_copy(y, std::nan(""));
+      carveout_team_fill(y, scratch, carveout);
+      const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(h(i), 2.0 * i + static_cast<double>(scratch))
+            << "carveout " << carveout << " scratch " << scratch << " entry " << i;
+    }
   Kokkos::deep_copy(y, std::nan(""));
   carveout_range_fill(y);
   const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);

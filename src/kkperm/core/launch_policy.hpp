@@ -18,9 +18,10 @@
  * Usage: kkperm::parallel_for("label", kkperm::range_policy<Exec>(exec, 0, n), f);
  *        kkperm::team_policy<Exec, Kokkos::LaunchBounds<128, 8>> policy(exec, teams, 128);
  *        kkperm::parallel_for("label", policy, f);   // team kernels: the fitted carveout below
- * Every kkperm kernel launches through kkperm::parallel_for (below), except those of
- * kernels/spmm/row_major.hpp: its row kernels keep their own measured hint (carveout_after_launch,
- * RowMajorConfig::carveout), its long-row segment kernel Kokkos' preference (not measured yet).
+ *        kkperm::parallel_for("label", policy, f, 14);  // a fixed carveout hint, percent
+ * Every kkperm kernel launches through kkperm::parallel_for (below), except the long-row segment
+ * kernel of kernels/spmm/row_major.hpp (Kokkos' preference, not measured yet); that file's row
+ * kernels pass their own measured hint (RowMajorConfig::carveout).
  */
 #include <Kokkos_Core.hpp>
 
@@ -38,42 +39,20 @@ using team_policy = Kokkos::TeamPolicy<Exec, Traits..., Kokkos::Experimental::Wo
 template <class Exec, class... Traits>
 using range_policy = Kokkos::RangePolicy<Exec, Traits..., Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
 
-/**
- * @brief Kokkos 3.4 launches every TeamPolicy kernel with cudaFuncCachePreferShared (RangePolicy
- * kernels with PreferL1), whatever scratch they ask for: on Hopper the driver then configures
- * the SM for the largest shared-memory carveout (228 KiB of the 256 KiB), leaving 28 KiB of L1
- * also to kernels that use almost no scratch. Nsight Compute on the H200 (session 44, run 353):
- * the row-major SpMM team kernel (1 KB of team scratch, Kokkos' own) ran with that configuration
- * and an 8.8 % L1 hit rate on the 3D 7-point stencil.
- * carveout_after_launch<Policy>(f, percent) sets the carveout hint of the kernel Kokkos made for
- * `f` launched with `Policy` (cudaFuncAttributePreferredSharedMemoryCarveout: percent of the
- * largest shared-memory size; 0 = as much L1 as the kernel's shared memory allows). Call it after
- * a launch: Kokkos sets its own preference once, at the first launch of each kernel, and a later
- * hint replaces it (so the first launch runs with Kokkos' choice). Once per kernel and process;
- * `percent` < 0 or a host backend: nothing. Reaches into Kokkos::Impl (CudaParallelLaunch), so it
- * is tied to the pinned Kokkos 3.4.
- */
-template <class Policy, class F>
-void carveout_after_launch(const F&, int percent) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same<typename Policy::execution_space, Kokkos::Cuda>::value) {
-    if (percent < 0) return;
-    using driver = Kokkos::Impl::ParallelFor<F, Policy, Kokkos::Cuda>;
-    using launch = Kokkos::Impl::CudaParallelLaunch<driver, typename Policy::launch_bounds>;
-    static const cudaError_t set = cudaFuncSetAttribute(
-        reinterpret_cast<const void*>(launch::get_kernel_func()), cudaFuncAttributePreferredSharedMemoryCarveout,
-        percent > 100 ? 100 : percent);
-    if (set != cudaSuccess) (void)cudaGetLastError();  // a hint: a refusal leaves Kokkos' preference
-  }
-#else
-  (void)percent;
-#endif
-}
-
 /// What team kernels launched through kkperm::parallel_for do with the SM's shared-memory / L1
-/// split (see team_carveout_mode()).
+/// split. Kokkos 3.4 launches every TeamPolicy kernel with cudaFuncCachePreferShared (RangePolicy
+/// kernels with PreferL1), whatever scratch they ask for: on Hopper the driver then configures the
+/// SM for the largest shared-memory carveout (228 KiB of the 256 KiB), leaving 28 KiB of L1 also to
+/// kernels that use almost no scratch. Nsight Compute on the H200 (session 44, run 353): the
+/// row-major SpMM team kernel (1 KB of team scratch, Kokkos' own) ran with that configuration and
+/// an 8.8 % L1 hit rate on the 3D 7-point stencil. A percent in [0, 100] is a fixed
+/// cudaFuncAttributePreferredSharedMemoryCarveout hint (percent of the largest shared-memory size;
+/// 0 = as much L1 as the kernel's shared memory allows).
 inline constexpr int kCarveoutFit = -2;     ///< the smallest carveout that keeps the kernel's occupancy
 inline constexpr int kCarveoutKokkos = -1;  ///< Kokkos' own preference (all shared memory)
+/// kkperm::parallel_for without a carveout argument: team_carveout_mode(), read only for CUDA
+/// team launches.
+inline constexpr int kCarveoutDefault = -3;
 
 /// Parses a KKPERM_TEAM_CARVEOUT value: "fit", "kokkos" or an integer percent in [0, 100];
 /// anything else: std::invalid_argument naming the value.
@@ -140,7 +119,7 @@ inline int fit_carveout_percent(const CarveoutInputs& in) {
   if (blocks <= 0) return -1;
   const long need = blocks * (in.static_shared + in.dynamic_shared + in.reserved_per_block);
   if (need >= in.shared_per_sm) return 100;
-  return static_cast<int>(std::min<long>(100, (need * 100 + in.shared_per_sm - 1) / in.shared_per_sm));
+  return static_cast<int>((need * 100 + in.shared_per_sm - 1) / in.shared_per_sm);  // < 100 here
 }
 
 namespace detail {
@@ -174,12 +153,13 @@ inline const CarveoutInputs& cuda_sm_limits() {
 
 /**
  * @brief Kokkos::parallel_for for kkperm's kernels. TeamPolicy launches on Kokkos::Cuda also set
- * the kernel's shared-memory carveout (team_carveout_mode(); default "fit": fit_carveout_percent
- * of this launch's team size and scratch, so the SM keeps as much L1 as the kernel's occupancy
- * allows instead of Kokkos 3.4's cudaFuncCachePreferShared). The hint is set before the launch:
- * Kokkos' own one-time preference is applied first (Kokkos::Impl::configure_shmem_preference, the
- * call its launcher makes) so it cannot replace ours at a kernel's first launch, and the attribute
- * is written only when the percent changes. Everything else is Kokkos::parallel_for unchanged.
+ * the kernel's shared-memory carveout: `carveout` (kCarveoutFit, kCarveoutKokkos or a percent in
+ * [0, 100]), by default team_carveout_mode(). Fit is fit_carveout_percent of this launch's team
+ * size and scratch, so the SM keeps as much L1 as the kernel's occupancy allows instead of Kokkos
+ * 3.4's cudaFuncCachePreferShared. The hint is set before the launch: Kokkos' own one-time
+ * preference is applied first (Kokkos::Impl::configure_shmem_preference, the call its launcher
+ * makes) so it cannot replace ours at a kernel's first launch, and the attribute is written only
+ * when the percent changes. Everything else is Kokkos::parallel_for unchanged.
  * Reaches into Kokkos::Impl, so it is tied to the pinned Kokkos 3.4; host code only. One device
  * per process, as Kokkos 3.4 itself assumes: the SM limits are read once from the current device,
  * and a kernel's last percent is remembered per kernel, not per device.
@@ -188,16 +168,16 @@ inline const CarveoutInputs& cuda_sm_limits() {
  * scratch fills the SM (csr_merge_path, row_major_tiled) unchanged.
  */
 template <class Policy, class F>
-void parallel_for(const std::string& label, const Policy& policy, const F& f) {
+void parallel_for(const std::string& label, const Policy& policy, const F& f, int carveout = kCarveoutDefault) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (detail::is_team_policy<Policy>::value &&
                 std::is_same<typename Policy::execution_space, Kokkos::Cuda>::value) {
-    const int mode = team_carveout_mode();
+    const int mode = carveout == kCarveoutDefault ? team_carveout_mode() : carveout;
     if (mode != kCarveoutKokkos && policy.league_size() > 0) {
       using driver = Kokkos::Impl::ParallelFor<F, Policy, Kokkos::Cuda>;
       using bounds = typename Policy::launch_bounds;
       using launch = Kokkos::Impl::CudaParallelLaunch<driver, bounds>;
-      int percent = mode;
+      int percent = mode > 100 ? 100 : mode;
       if (mode == kCarveoutFit) {
         const int ts = policy.team_size();
         if (ts > 0) {
@@ -230,6 +210,8 @@ void parallel_for(const std::string& label, const Policy& policy, const F& f) {
       }
     }
   }
+#else
+  (void)carveout;
 #endif
   Kokkos::parallel_for(label, policy, f);
 }

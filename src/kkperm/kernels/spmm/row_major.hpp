@@ -118,7 +118,7 @@ struct RowMajorConfig {
   /// Blocks per SM the launches ask registers for (Kokkos::LaunchBounds): 8 blocks of 128 threads
   /// allow 64 registers a thread.
   static constexpr int min_blocks = KKPERM_SPMM_RM_MIN_BLOCKS;
-  /// Shared-memory carveout hint of the row kernels, percent (kkperm::carveout_after_launch; -1:
+  /// Shared-memory carveout hint of the row kernels, percent (kkperm::parallel_for's; -1:
   /// Kokkos 3.4's PreferShared for team kernels, a 228 KiB shared configuration that leaves 28 KiB
   /// of L1 although the kernels use 1 KB of scratch a team). Nsight Compute on the H200
   /// (session 44, run 355), 3D 7-point, K = 32: 14 % gave a 64 KiB configuration and raised the
@@ -569,8 +569,8 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
             }
           }
         };
-    Kokkos::parallel_for("kkperm::spmm::row_major_rows", policy_t(exec, static_cast<int>(teams), T, 1), rows_kernel);
-    carveout_after_launch<policy_t>(rows_kernel, row_major_carveout());
+    kkperm::parallel_for("kkperm::spmm::row_major_rows", policy_t(exec, static_cast<int>(teams), T, 1), rows_kernel,
+                         row_major_carveout());
   } else {
     const std::int64_t per_team = std::int64_t(groups) * batch;
     const std::int64_t teams = (n_rows + per_team - 1) / per_team;
@@ -588,8 +588,8 @@ void row_major_run(const ExecSpace& exec, typename YView::const_value_type alpha
           const unsigned split_bits = kkperm::detail::warp_ballot(is_split, mask) >> lg.base;
           row_major_batch<G, R, false>(entries, values, Br, Y, rp, yid, nb, split_bits, k0, K, a, b, lane, mask);
         };
-    Kokkos::parallel_for("kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1), batch_kernel);
-    carveout_after_launch<policy_t>(batch_kernel, row_major_carveout());
+    kkperm::parallel_for("kkperm::spmm::row_major", policy_t(exec, static_cast<int>(teams), T, 1), batch_kernel,
+                         row_major_carveout());
   }
   const std::int64_t nseg = split.segments();
   if (nseg == 0) return;

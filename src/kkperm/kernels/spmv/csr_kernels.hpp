@@ -122,7 +122,7 @@ void csr_warp_dynamic(V alpha, const RowMap& row_map, const Entries& entries,
   // team threads per warp: the threads of a CUDA team are laid out lanes first, so a warp holds
   // 32 / vl consecutive team ranks (vl is a power of two <= 32; teams of 256 lanes)
   const int G = is_gpu_space<Exec>() && vl <= 32 && 32 % vl == 0 && (ts * vl) % 32 == 0 ? 32 / vl : 1;
-  const int W = G > 1 || (is_gpu_space<Exec>() && vl == 32) ? 32 : 1;  // lanes that shuffle together
+  const int W = G > 1 ? 32 : 1;  // lanes that shuffle the fetch (G = 1: Kokkos::single already broadcast it)
   const C rpf = static_cast<C>(
       warp_dynamic_rows_per_fetch(static_cast<std::int64_t>(n), static_cast<std::int64_t>(entries.extent(0)), G));
   const C chunk = rpf * static_cast<C>(G);
