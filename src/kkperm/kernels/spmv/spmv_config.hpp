@@ -39,9 +39,10 @@ struct CsrVectorConfig {
 /// Persistent warps taking rows from a global counter, one atomic per warp and fetch; the grid is
 /// `waves` times what the device can hold at once (concurrency / lanes). A fetch takes at least
 /// `rows_per_fetch` rows per team thread, and enough rows for about `nnz_per_fetch` entries at
-/// the mean row length: one counter serves every warp, and its fetch-adds are serial (an H200
-/// took about 1.7 ms for the 10^6 fetches of 4 rows each that a 4*10^6-row stencil needed with
-/// a fetch per team thread, session 45 run 358: 4 % of the byte floor).
+/// the mean row length: one counter serves every warp, and its fetch-adds are serial. With a
+/// fetch of 4 rows per team thread (10^6 fetches) the 2D 5-point 2000^2 stencil took 1.75 ms on an
+/// H200, 4.5 % of the byte floor; with a fetch per warp of ~512 entries 0.14 ms, 56 % (session 45,
+/// run 362, scripts/gpu/session45/wd362.sh).
 struct CsrWarpDynamicConfig {
   static constexpr int threads_per_team = 256;
   static constexpr int rows_per_fetch = 1;
