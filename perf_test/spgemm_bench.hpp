@@ -82,6 +82,7 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
       opt.get_double("--esc-setup-warp-band-below", double(o.esc.setup_warp_values_band_below)));
   o.esc.setup_warp_values_band_register_only = !opt.has("--esc-setup-warp-band-any-rows");
   o.esc.wide_window_lanes = !opt.has("--esc-no-wide-window-lanes");
+  o.esc.window_kernel = opt.has("--esc-window-kernel");
   o.esc.copy_flat = !opt.has("--esc-copy-row-warps");
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
@@ -313,6 +314,9 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row symbolic passes: keep the lanes the mean gives when the analysis's sample finds C "
            "windows too wide for the bitmap (default since session 41: 32 lanes when every row of the range "
            "fits the register sort there)"},
+          {"--esc-window-kernel", "",
+           "ESC warp-row count pass: the rows' column windows from a kernel of their own launched before it "
+           "(default: computed inside the count pass)"},
           {"--esc-setup-two-walks", "",
            "ESC setup(): the valued count pass walks each row's products a second time for its values "
            "(default since session 36: bitmap rows keep their products' values in scratch)"},

@@ -26,6 +26,8 @@
 #   scripts/gpu/session5/setup.sh).
 # variant_tests [TIMEOUT]: run_tests for each variant of VARIANTS but old (folders beside NEW),
 #   each log renamed <test>_<variant>.log.
+# alternate_order I WORDS...: WORDS in order when I is odd, reversed when I is even (the A/B scripts'
+#   "order reversed every other case or round").
 # ncu_setup TAG BIN: for the ncu scripts: unpacks BIN's carry (BIN's parent folder/bin.tgz) unless
 #   BIN exists; sets R ($OUT/TAG, created); writes the UTC date, nvidia-smi and ncu --version into R.
 ncu_setup() {
@@ -63,6 +65,11 @@ variant_tests() {
       [[ -f $R/$n.log ]] && mv "$R/$n.log" "$R/${n}_$v.log"
     done
   done
+}
+alternate_order() {
+  local i=$1
+  shift
+  if (( i % 2 == 1 )); then echo "$@"; else printf '%s\n' "$@" | tac | tr '\n' ' '; fi
 }
 late() { (( SECONDS > DEADLINE_S )) && { echo "skipped (deadline): $*" >> "$R/runs.txt"; return 0; }; return 1; }
 capped() {

@@ -335,6 +335,40 @@ void window_sample(const RA& rowA, const EA& entA, const RB& rowB, const EB& ent
       });
 }
 
+/// Column windows of the rows at plan positions [begin, end) for the warp-row count pass
+/// (EscConfig::window_kernel): win[2 (p - begin)] = lo and win[2 (p - begin) + 1] = hi as
+/// warp_row_col_window computes them (hi < lo when every B row the row names is empty). 8 lanes a
+/// row (one on host backends), 32 rows a 256-thread team, no scratch; a lane takes four of its A
+/// entries at a time, each load level issued for all four before the next. Inputs are validated
+/// (it runs after the plan's read-back, which decides the validation verdicts).
+template <class Exec, class Args>
+void warp_row_windows(const Args& g, std::int64_t begin, std::int64_t end,
+                      typename Args::EntC::non_const_value_type* win) {
+  using O = typename Args::EntC::non_const_value_type;
+  using policy_t = kkperm::team_policy<Exec>;
+  using member_t = typename policy_t::member_type;
+  if (end <= begin) return;
+  constexpr int W = is_host_exec<Exec>() ? 1 : 8;
+  const int T = team_size_for<Exec>(256);
+  const int R = T / W;
+  kkperm::parallel_for(
+      "kkperm::spgemm::esc::row_windows", policy_t(static_cast<int>((end - begin + R - 1) / R), T),
+      KOKKOS_LAMBDA(const member_t& team) {
+        const kkperm::detail::LaneGroup lg = kkperm::detail::lane_group_of(team.team_rank(), W);
+        const std::int64_t p = begin + std::int64_t(team.league_rank()) * R + lg.row;
+        if (p >= end) return;  // the row's lanes leave together
+        const auto i = g.row_at(p);
+        const std::int64_t a0 = static_cast<std::int64_t>(g.rowA(i));
+        const std::int64_t ka = static_cast<std::int64_t>(g.rowA(i + 1)) - a0;
+        O lo, hi;
+        warp_row_col_window<W == 1 ? 1 : 4>(g, a0, ka, lg.lane, W, lg.mask, lo, hi);
+        if (lg.lane == 0) {
+          win[2 * (p - begin)] = lo;
+          win[2 * (p - begin) + 1] = hi;
+        }
+      });
+}
+
 /// Sets bit d of the bitmap bm (shared by the row's lanes; a plain read first, an atomic OR only
 /// for a new bit); returns 1 without touching bm when d is outside [0, span).
 KOKKOS_INLINE_FUNCTION int bitmap_set(unsigned* bm, std::int64_t d, std::int64_t span) {
@@ -741,7 +775,12 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
       // 120 -> 112 us, 3D 27-point AP 217 -> 192; with 16 lanes the 3D 7-point A²'s, whose rows
       // have 7 entries and take the hash table, got 6 % slower, so wider groups keep one; the
       // valued count too: its launch then kept 40 bytes of stack instead of 8)
-      warp_row_col_window<W == 8 && !Vals ? 4 : 1>(g, a0, ka, lane, W, mask, lo, hi);
+      if (g.win != nullptr && !fill) {  // EscConfig::window_kernel: computed before the count pass
+        lo = g.win[2 * (p - g.win_base)];
+        hi = g.win[2 * (p - g.win_base) + 1];
+      } else {
+        warp_row_col_window<W == 8 && !Vals ? 4 : 1>(g, a0, ka, lane, W, mask, lo, hi);
+      }
       const std::int64_t span = static_cast<std::int64_t>(hi) - static_cast<std::int64_t>(lo) + 1;
       const int words = bitmap_words(span, Hr * static_cast<int>(sizeof(O) / 4), words_avail);
       if (words > 0) {
