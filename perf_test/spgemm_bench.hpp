@@ -52,6 +52,8 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
   o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
+  o.esc.numeric_aggregate = !opt.has("--esc-numeric-no-aggregate");
+  o.esc.setup_aggregate = !opt.has("--esc-setup-no-aggregate");
   o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
   o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 5));
   o.esc.symbolic_lanes16_below =
@@ -82,7 +84,6 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
       opt.get_double("--esc-setup-warp-band-below", double(o.esc.setup_warp_values_band_below)));
   o.esc.setup_warp_values_band_register_only = !opt.has("--esc-setup-warp-band-any-rows");
   o.esc.wide_window_lanes = !opt.has("--esc-no-wide-window-lanes");
-  o.esc.window_kernel = opt.has("--esc-window-kernel");
   o.esc.copy_flat = !opt.has("--esc-copy-row-warps");
   o.esc.setup_fused_copy = !opt.has("--esc-setup-copy");
   o.esc.setup_block_values = !opt.has("--esc-setup-no-block-values");
@@ -314,9 +315,12 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row symbolic passes: keep the lanes the mean gives when the analysis's sample finds C "
            "windows too wide for the bitmap (default since session 41: 32 lanes when every row of the range "
            "fits the register sort there)"},
-          {"--esc-window-kernel", "",
-           "ESC warp-row count pass: the rows' column windows from a kernel of their own launched before it "
-           "(default: computed inside the count pass)"},
+          {"--esc-numeric-no-aggregate", "",
+           "ESC searching numerics: an atomic add a product (default since session 46: the products the row's "
+           "lanes hold for one column at a step summed across the lanes first)"},
+          {"--esc-setup-no-aggregate", "",
+           "ESC setup(): the valued count pass adds its staged products one atomic at a time (default since "
+           "session 46: summed across the row's lanes per column first)"},
           {"--esc-setup-two-walks", "",
            "ESC setup(): the valued count pass walks each row's products a second time for its values "
            "(default since session 36: bitmap rows keep their products' values in scratch)"},

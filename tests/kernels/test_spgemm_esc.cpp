@@ -105,14 +105,17 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap;
   no_bitmap.warp_row_bitmap = false;
   out.emplace_back("default_no_bitmap", no_bitmap);
-  // the warp-row count pass's column windows from their own kernel (EscConfig::window_kernel)
-  EscConfig window_kernel;
-  window_kernel.window_kernel = true;
-  out.emplace_back("default_window_kernel", window_kernel);
-  EscConfig window_two_pass = two_pass;
-  window_two_pass.window_kernel = true;
-  window_two_pass.warp_row_lanes = 16;
-  out.emplace_back("tiny_bins_two_pass_window_kernel_lanes16", window_two_pass);
+  // the searching numerics and setup()'s valued count pass with an atomic add a product (the
+  // default sums a step's products for one column across the row's lanes first:
+  // EscConfig::numeric_aggregate, setup_aggregate)
+  EscConfig no_aggregate;
+  no_aggregate.numeric_aggregate = false;
+  no_aggregate.setup_aggregate = false;
+  out.emplace_back("default_no_aggregate", no_aggregate);
+  EscConfig no_aggregate16 = lanes8;
+  no_aggregate16.numeric_aggregate = false;
+  no_aggregate16.numeric_warp_row_lanes = 16;
+  out.emplace_back("tiny_bins_permuted_search_no_aggregate_lanes16", no_aggregate16);
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);
@@ -538,15 +541,11 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
     for (const auto w : kkperm::spgemm::reference_row_work(cs.A, cs.B)) rows_with_work += w > 0;
     for (const bool bitmap : {true, false})
       for (const std::size_t stash : {std::size_t(1) << 30, std::size_t(0)}) {
-       std::int64_t bitmap_rows_inside = -2, setup_bitmap_rows_inside = -2;  // the count pass's own windows
-       for (const bool window_kernel : {false, true}) {
         EscConfig cfg;
         cfg.warp_row_bitmap = bitmap;
         cfg.count_bitmap_rows = true;
         cfg.stash_limit_bytes = stash;
-        cfg.window_kernel = window_kernel;
-        const std::string what = cs.name + (bitmap ? ", bitmap" : ", hash") + (stash ? ", stash" : ", two pass") +
-                                 (window_kernel ? ", window kernel" : "");
+        const std::string what = cs.name + (bitmap ? ", bitmap" : ", hash") + (stash ? ", stash" : ", two pass");
         EscSpgemm<Matrix> esc(cfg);
         esc.symbolic(dA, dB);
         poison_values(esc.C());
@@ -554,22 +553,6 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
         EXPECT_TRUE(matches_reference(kkperm::to_host(esc.C()), ref, what));
         EXPECT_TRUE(kkperm::check_crs(esc.C()).ok()) << what;
         const auto& s = esc.stats();
-        // the window kernel covers the warp-row range when the bitmap is on, and its windows send
-        // the same rows to the bitmap as the count pass's own (the same first and last columns)
-        EXPECT_EQ(s.window_kernel_rows, window_kernel && bitmap ? s.warp_row_rows : 0) << what;
-        if (!window_kernel) bitmap_rows_inside = s.bitmap_rows;
-        else EXPECT_EQ(s.bitmap_rows, bitmap_rows_inside) << what;
-        {  // setup(): the valued count pass (its bitmap rows differ: values halve the bitmap's room)
-          EscConfig vc = cfg;
-          vc.poison_c = true;
-          vc.setup_warp_values_mean = 1;
-          EscSpgemm<Matrix> es(vc);
-          es.setup(dA, dB);
-          EXPECT_TRUE(matches_reference(kkperm::to_host(es.C()), ref, what + ", setup"));
-          EXPECT_EQ(es.stats().window_kernel_rows, window_kernel && bitmap ? es.stats().warp_row_rows : 0) << what;
-          if (!window_kernel) setup_bitmap_rows_inside = es.stats().bitmap_rows;
-          else EXPECT_EQ(es.stats().bitmap_rows, setup_bitmap_rows_inside) << what << ", setup";
-        }
         // every row on the warp-row kernels (the block bin's on the block-row walk)
         ASSERT_EQ(s.warp_row_rows + s.bin_rows[2], s.num_rows) << what;
         if (cs.name == "banded, block bin") ASSERT_GT(s.bin_rows[2], 0) << what;
@@ -589,7 +572,6 @@ TEST(EscSpgemm, BitmapRowsMatchReferenceAndFallBack) {
           EXPECT_LT(s.bitmap_rows, rows_with_work) << what;
           EXPECT_GE(s.bitmap_rows, 0) << what;
         }
-       }
       }
   }
 }

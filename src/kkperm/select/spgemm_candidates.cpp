@@ -65,8 +65,7 @@ class EscPlan final : public SpgemmPlan<Matrix> {
        << " peak_bytes=" << s.peak_bytes << " warp_row_rows=" << s.warp_row_rows
        << " thread_bin_folded=" << s.thread_bin_folded << " warp_row_lanes=" << s.warp_row_lanes << "/"
        << s.numeric_warp_row_lanes << " window_sample=" << s.wide_windows << "/" << s.window_samples
-       << " wide_window_lanes=" << s.wide_window_lanes << " window_kernel_rows=" << s.window_kernel_rows
-       << " c_from_pool=" << esc_.config().c_from_pool
+       << " wide_window_lanes=" << s.wide_window_lanes << " c_from_pool=" << esc_.config().c_from_pool
        << " c_alloc_ms=" << 1e3 * s.c_alloc_s << " setup_valued_rows=" << s.setup_valued_rows
        << " setup_fused_copy_rows=" << s.setup_fused_copy_rows << " identity_plan=" << s.identity_plan
        << " phases_ms=" << 1e3 * s.analysis_s << "/"

@@ -1004,11 +1004,9 @@ struct EscArgs {
   /// kernels take p as the row and skip the load of perm(p), one link of each row's chain of
   /// dependent loads (EscSpgemm::analyze)
   bool ident = false;
-  /// Count pass (EscConfig::window_kernel): the column window of the row at plan position p in
-  /// win[2 (p - win_base)] (lo) and win[2 (p - win_base) + 1] (hi), for p in the warp-row range;
-  /// null: the warp-row kernels compute it themselves.
-  typename EntC_::non_const_value_type* win = nullptr;
-  std::int64_t win_base = 0;
+  /// setup()'s valued count pass: staged products summed across a row's lanes per column before
+  /// their atomic adds (EscConfig::setup_aggregate)
+  bool aggregate_sums = false;
   /// The row of plan position p.
   KOKKOS_INLINE_FUNCTION typename PermView::non_const_value_type row_at(const std::int64_t p) const {
     return ident ? static_cast<typename PermView::non_const_value_type>(p) : perm(p);

@@ -236,13 +236,6 @@ struct EscConfig {
   /// A², lower bandwidth 4: 1.58 -> 2.60 ms; 2D 9-point A²: 2.08 -> 2.45; 2D 5-point R(AP): 0.45
   /// -> 0.52) were slower on 32. Off: perf_test --esc-no-wide-window-lanes.
   bool wide_window_lanes = true;
-  /// The warp-row count pass reads each row's column window (the bitmap's base and extent) from a
-  /// separate kernel launched before it (esc_impl::warp_row_windows: 8 lanes a row, no scratch,
-  /// four A entries a lane in flight) instead of walking A's row and the first and last column of
-  /// every B row it names inside the count pass, where those three dependent loads a row run at the
-  /// count kernel's occupancy (its scratch and 64 registers) and, with values, one entry at a time.
-  /// Off: the window pass inside the count kernel. perf_test --esc-window-kernel.
-  bool window_kernel = false;
   /// The searching numerics' warp-row launch sums a row's products in C's values with global
   /// atomics (reductions done in L2, no return value) instead of in team scratch, where a double's
   /// atomic add is a compare-and-swap loop (1.7-2.7 passes a product in H100 run 254's ncu).
@@ -266,6 +259,19 @@ struct EscConfig {
   /// AP 0.467 -> 0.416 / 0.480 -> 0.416; 3D 7-point A² within 1 %. Some instantiations keep 8-16
   /// bytes of stack at 48 registers.
   int numeric_min_blocks = 5;
+  /// The searching numerics' warp-row launch sums the products that the row's lanes hold at one
+  /// step of the walk for the same column of C across the lanes (__match_any_sync and a shuffle
+  /// tree) before one atomic add, instead of an atomic add a product
+  /// (esc_impl::warp_aggregated_add). Why: ncu of the 2D 5-point R(AP)'s first numeric (H200,
+  /// session 46, run 366): 8.14 M L2 atomic sectors for its 8.2 M products, 46 % of the kernel's L2
+  /// sectors, at 74.5 % of the L2's throughput; the row's products average 6.8 a column of C.
+  /// Off: perf_test --esc-numeric-no-aggregate.
+  bool numeric_aggregate = true;
+  /// The same for setup()'s valued warp-row count pass where a row's staged products go to one
+  /// copy of its sums (C's stash slice with setup_global_sums, the default: the 3D 7-point R(AP),
+  /// whose count pass ran at 62.7 % of the L2's throughput in ncu run 365). Off: perf_test
+  /// --esc-setup-no-aggregate.
+  bool setup_aggregate = true;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -462,9 +468,6 @@ struct EscStats {
   /// rows of the last count pass sorted in registers (EscConfig::warp_row_register_sort; -1: not
   /// counted)
   std::int64_t register_rows = -1;
-  /// Rows of the warp-row range whose column windows came from the window kernel
-  /// (EscConfig::window_kernel; 0: none)
-  std::int64_t window_kernel_rows = 0;
   double numeric_s = 0, numeric_restore_s = 0;
 };
 
@@ -838,26 +841,13 @@ class EscSpgemm {
     // rows first: C's row offsets get a block of their own (allocated while the count pass runs);
     // else they wait in the workspace until C exists
     const bool rows_first = direct && cfg_.c_rows_first;
-    // the warp-row range's column windows, from their own kernel (EscConfig::window_kernel)
-    const std::int64_t win_rows =
-        cfg_.window_kernel && warp_rows_ && cfg_.warp_row_bitmap && bin_off_[2] > warp_begin_ ? bin_off_[2] - warp_begin_
-                                                                                               : 0;
     ws_t ws(ws_t::template bytes_for<std::int64_t>(n) +
-            (rows_first ? 0 : ws_t::template bytes_for<offset_type>(n + 1)) +
-            ws_t::template bytes_for<ordinal_type>(2 * win_rows));
+            (rows_first ? 0 : ws_t::template bytes_for<offset_type>(n + 1)));
     const auto cnt_from = ws.mark();
     const work_view cnt(ws.template take<std::int64_t>(n).data(), n);
     ws.template zero_since<exec>(cnt_from);
     const auto row_off = ws.template take<offset_type>(rows_first ? 0 : n + 1);
     args_t g = make_args(A, B, cnt, rowmap_view(), entries_view(), values_view(), direct);
-    if (win_rows > 0) {
-      phase.next("kkperm::spgemm::esc::row_windows");
-      ordinal_type* win = ws.template take<ordinal_type>(2 * win_rows).data();
-      esc_impl::warp_row_windows<exec>(g, warp_begin_, bin_off_[2], win);
-      g.win = win;
-      g.win_base = warp_begin_;
-      stats_.window_kernel_rows = win_rows;
-    }
     phase.next("kkperm::spgemm::esc::plan_stash");
     plan_stash(n);
     phase.next("kkperm::spgemm::esc::count_launch");
@@ -1156,7 +1146,8 @@ class EscSpgemm {
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
                                                                      numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks)
+                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks,
+                                                                     cfg_.numeric_aggregate)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
@@ -1559,6 +1550,7 @@ class EscSpgemm {
     g.direct = direct;
     g.drop = cfg_.drop_zeros;
     g.ident = ident_;
+    g.aggregate_sums = cfg_.setup_aggregate;
     return g;
   }
 
