@@ -52,8 +52,6 @@ inline kkperm::SpgemmPlanOptions spgemm_options_from(const Options& opt) {
   o.esc.warp_row_lanes = static_cast<int>(opt.get_double("--esc-warp-row-lanes", 0));
   o.esc.numeric_warp_row_lanes = static_cast<int>(opt.get_double("--esc-numeric-lanes", 0));
   o.esc.numeric_global_sums = !opt.has("--esc-numeric-scratch-sums");
-  o.esc.numeric_aggregate = !opt.has("--esc-numeric-no-aggregate");
-  o.esc.setup_aggregate = !opt.has("--esc-setup-no-aggregate");
   o.esc.setup_global_sums = !opt.has("--esc-setup-scratch-sums");
   o.esc.numeric_min_blocks = static_cast<int>(opt.get_double("--esc-numeric-min-blocks", 5));
   o.esc.symbolic_lanes16_below =
@@ -315,12 +313,6 @@ inline std::vector<ExtraFlag> spgemm_extra_flags() {
            "ESC warp-row symbolic passes: keep the lanes the mean gives when the analysis's sample finds C "
            "windows too wide for the bitmap (default since session 41: 32 lanes when every row of the range "
            "fits the register sort there)"},
-          {"--esc-numeric-no-aggregate", "",
-           "ESC searching numerics: an atomic add a product (default since session 46: the products the row's "
-           "lanes hold for one column at a step summed across the lanes first)"},
-          {"--esc-setup-no-aggregate", "",
-           "ESC setup(): the valued count pass adds its staged products one atomic at a time (default since "
-           "session 46: summed across the row's lanes per column first)"},
           {"--esc-setup-two-walks", "",
            "ESC setup(): the valued count pass walks each row's products a second time for its values "
            "(default since session 36: bitmap rows keep their products' values in scratch)"},

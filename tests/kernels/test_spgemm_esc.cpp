@@ -105,17 +105,6 @@ std::vector<std::pair<std::string, EscConfig>> configs() {
   EscConfig no_bitmap;
   no_bitmap.warp_row_bitmap = false;
   out.emplace_back("default_no_bitmap", no_bitmap);
-  // the searching numerics and setup()'s valued count pass with an atomic add a product (the
-  // default sums a step's products for one column across the row's lanes first:
-  // EscConfig::numeric_aggregate, setup_aggregate)
-  EscConfig no_aggregate;
-  no_aggregate.numeric_aggregate = false;
-  no_aggregate.setup_aggregate = false;
-  out.emplace_back("default_no_aggregate", no_aggregate);
-  EscConfig no_aggregate16 = lanes8;
-  no_aggregate16.numeric_aggregate = false;
-  no_aggregate16.numeric_warp_row_lanes = 16;
-  out.emplace_back("tiny_bins_permuted_search_no_aggregate_lanes16", no_aggregate16);
   EscConfig no_bitmap2 = two_pass;
   no_bitmap2.warp_row_bitmap = false;
   out.emplace_back("tiny_bins_two_pass_no_bitmap", no_bitmap2);

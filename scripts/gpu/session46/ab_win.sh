@@ -13,6 +13,8 @@
 # JSON files are VARIANT_CASE_ROUND.json (scripts/gpu/session41/ab_tables.py reads them).
 # Carry CARRY (default .carry/s46a): bin.tgz (new/ = kkperm_spgemm, kkperm_amg and the test
 # executables of this build) and matrices/real.
+# VARIANTS (default "v0 v1:--esc-window-kernel"): NAME[@DIR][:ARGS] each, '+' for spaces in ARGS;
+# DIR: another folder of carried binaries (default NEW).
 # Usage (GPU host, repo root): DEADLINE_S=400 HARD_S=560 bash scripts/gpu/session46/ab_win.sh TAG
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
@@ -24,13 +26,15 @@ SPGEMM_CASES=${SPGEMM_CASES:-"laplace2d5:nx=1000,ny=1000|A2,AP,RAP laplace2d9:nx
   laplace3d7:nx=100|A2,AP,RAP laplace3d27:nx=64|AP,RAP banded:n=1000000,lower=4,seed=8|A2
   uniform:rows=1000000,nnz=8,seed=1|A2"}
 AMG_GENS=${AMG_GENS:-"laplace2d5:nx=1000,ny=1000 laplace3d7:nx=100 laplace3d27:nx=64"}
-# one NAME ARGS TOOL_ARGS...: one process of variant spec NAME[:ARGS] ('+' for spaces)
+# one SPEC TAG TIMEOUT TOOL TOOL_ARGS...: one process of variant SPEC = NAME[@DIR][:ARGS] ('+' for
+# spaces in ARGS): DIR/TOOL (default NEW/TOOL) with TOOL_ARGS and ARGS
 one() {
-  local spec=$1 tag=$2 t=$3 name args
-  shift 3
+  local spec=$1 tag=$2 t=$3 tool=$4 name args dir=$NEW
+  shift 4
   name=${spec%%:*}; args=""; [[ $spec == *:* ]] && args=${spec#*:}
+  [[ $name == *@* ]] && { dir=${name#*@}; name=${name%%@*}; }
   late "$name $tag" && return
-  timeout "$(capped "$t")" "$@" ${args//+/ } --json "$R/${name}_$tag.json" > "$R/${name}_$tag.log" 2>&1
+  timeout "$(capped "$t")" "$dir/$tool" "$@" ${args//+/ } --json "$R/${name}_$tag.json" > "$R/${name}_$tag.log" 2>&1
   echo "$name $tag rc=$? t=$SECONDS" >> "$R/runs.txt"
 }
 for part in ${PARTS:-tests spgemm amg trace}; do
@@ -42,7 +46,7 @@ for part in ${PARTS:-tests spgemm amg trace}; do
         for c in $SPGEMM_CASES; do
           i=$((i+1))
           for v in $(alternate_order $((i + r)) $VARIANTS); do
-            one "$v" "c${i}_r$r" 60 "$NEW/kkperm_spgemm" --gen "${c%%|*}" --products "${c#*|}" --candidates esc \
+            one "$v" "c${i}_r$r" 60 kkperm_spgemm --gen "${c%%|*}" --products "${c#*|}" --candidates esc \
               --repeat 5 --warmup 1 --setup-repeat 7 --peak-gbs 4000
           done
         done
@@ -53,7 +57,7 @@ for part in ${PARTS:-tests spgemm amg trace}; do
         for g in $AMG_GENS; do
           i=$((i+1))
           for v in $(alternate_order $((i + r)) $VARIANTS); do
-            one "$v" "a${i}_r$r" 90 "$NEW/kkperm_amg" --gen "$g" --candidates esc,cusparse_alg1 --repeat 10 \
+            one "$v" "a${i}_r$r" 90 kkperm_amg --gen "$g" --candidates esc,cusparse_alg1 --repeat 10 \
               --warmup 2 --setup-repeat 7 --peak-gbs 4000
           done
         done
@@ -63,7 +67,7 @@ for part in ${PARTS:-tests spgemm amg trace}; do
       for g in laplace2d5:nx=1000,ny=1000 laplace3d7:nx=100; do
         i=$((i+1))
         for v in $VARIANTS; do
-          one "trace_$v" "t$i" 60 "$NEW/kkperm_amg" --gen "$g" --candidates esc --repeat 3 --warmup 1 \
+          one "trace_$v" "t$i" 60 kkperm_amg --gen "$g" --candidates esc --repeat 3 --warmup 1 \
             --setup-repeat 3 --trace-setup --peak-gbs 4000
         done
       done ;;

@@ -1004,9 +1004,6 @@ struct EscArgs {
   /// kernels take p as the row and skip the load of perm(p), one link of each row's chain of
   /// dependent loads (EscSpgemm::analyze)
   bool ident = false;
-  /// setup()'s valued count pass: staged products summed across a row's lanes per column before
-  /// their atomic adds (EscConfig::setup_aggregate)
-  bool aggregate_sums = false;
   /// The row of plan position p.
   KOKKOS_INLINE_FUNCTION typename PermView::non_const_value_type row_at(const std::int64_t p) const {
     return ident ? static_cast<typename PermView::non_const_value_type>(p) : perm(p);

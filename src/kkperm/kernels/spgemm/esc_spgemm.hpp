@@ -259,19 +259,6 @@ struct EscConfig {
   /// AP 0.467 -> 0.416 / 0.480 -> 0.416; 3D 7-point A² within 1 %. Some instantiations keep 8-16
   /// bytes of stack at 48 registers.
   int numeric_min_blocks = 5;
-  /// The searching numerics' warp-row launch sums the products that the row's lanes hold at one
-  /// step of the walk for the same column of C across the lanes (__match_any_sync and a shuffle
-  /// tree) before one atomic add, instead of an atomic add a product
-  /// (esc_impl::warp_aggregated_add). Why: ncu of the 2D 5-point R(AP)'s first numeric (H200,
-  /// session 46, run 366): 8.14 M L2 atomic sectors for its 8.2 M products, 46 % of the kernel's L2
-  /// sectors, at 74.5 % of the L2's throughput; the row's products average 6.8 a column of C.
-  /// Off: perf_test --esc-numeric-no-aggregate.
-  bool numeric_aggregate = true;
-  /// The same for setup()'s valued warp-row count pass where a row's staged products go to one
-  /// copy of its sums (C's stash slice with setup_global_sums, the default: the 3D 7-point R(AP),
-  /// whose count pass ran at 62.7 % of the L2's throughput in ncu run 365). Off: perf_test
-  /// --esc-setup-no-aggregate.
-  bool setup_aggregate = true;
   /// With warp_rows: the count pass of the warp-row range also sorts each row and keeps its
   /// columns (Σ F_i of the range × the ordinal size, released after symbolic), and the fill pass
   /// copies them (one hashing pass instead of two) when they fit this and the memory limit;
@@ -1146,8 +1133,7 @@ class EscSpgemm {
                                                                defer_begin_, defer_end_, warp_begin_};
     const int lanes = warp_rows_ ? esc_impl::numeric_warp_rows<exec>(g, wb, we, mc, missing_, aprod_, slot, record,
                                                                      numeric_lanes_, cfg_.warp_rows_per_team, from,
-                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks,
-                                                                     cfg_.numeric_aggregate)
+                                                                     cfg_.numeric_global_sums, cfg_.numeric_min_blocks)
                                  : 0;
     if (deferred) {
       stats_.setup_fused_copy_rows = fused ? defer_end_ - defer_begin_ : 0;
@@ -1550,7 +1536,6 @@ class EscSpgemm {
     g.direct = direct;
     g.drop = cfg_.drop_zeros;
     g.ident = ident_;
-    g.aggregate_sums = cfg_.setup_aggregate;
     return g;
   }
 

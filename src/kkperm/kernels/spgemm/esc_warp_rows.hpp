@@ -434,38 +434,6 @@ KOKKOS_INLINE_FUNCTION void sum_row_values(const Args& g, std::int64_t a0, std::
   row_sums_out(rs, nc, lane, W, vout);
 }
 
-/// acc[at] += val for every lane of the group `mask` whose at >= 0 (an atomic add), the lanes
-/// with the same `at` first summed by shuffles so that only the lowest of them adds
-/// (EscConfig::numeric_aggregate). CUDA: __match_any_sync groups the lanes, a shuffle tree over
-/// each group's ranks sums them (as many rounds as log2 of the largest group), and the add is an
-/// atomicAdd whose result is unused (a reduction the L2 carries out). Host backends (one lane):
-/// the plain atomic add. Every lane of `mask` calls it, at = -1 for lanes without a product.
-template <class V>
-KOKKOS_INLINE_FUNCTION void warp_aggregated_add(V* acc, int at, V val, unsigned mask) {
-#if defined(__CUDA_ARCH__)
-  unsigned hw;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(hw));
-  const unsigned peers = __match_any_sync(mask, at);
-  const int r = __popc(peers & ((1u << hw) - 1u));  // rank among the peers
-  const int n = __popc(peers);
-  const int most = static_cast<int>(__reduce_max_sync(mask, static_cast<unsigned>(n)));
-  const unsigned above = hw == 31 ? 0u : (peers & ~((2u << hw) - 1u));  // peers above this lane
-  V sum = val;
-  for (int k = 1; k < most; k <<= 1) {
-    // the peer k ranks above (this lane itself when there is none)
-    unsigned m = above;
-    for (int j = 1; j < k && m != 0u; ++j) m &= m - 1u;
-    const int src = r + k < n && m != 0u ? __ffs(m) - 1 : static_cast<int>(hw);
-    const V v = __shfl_sync(mask, sum, src);
-    if ((r & (2 * k - 1)) == 0 && r + k < n) sum += v;
-  }
-  if (r == 0 && at >= 0) atomicAdd(acc + at, sum);
-#else
-  (void)mask;
-  if (at >= 0) Kokkos::atomic_add(acc + at, val);
-#endif
-}
-
 /// Scratch bytes of a row's staged products (stage_products_at): F products, each its value (8
 /// bytes) and its column's offset in the row's bitmap window (2 bytes), from byte `used` on
 /// (aligned for the values). Fits when the window has at most 65 536 columns.
@@ -497,7 +465,7 @@ KOKKOS_INLINE_FUNCTION StagedProducts<V> stage_products_at(char* scratch, std::s
 template <class V, class Rank>
 KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F, int lane, int W, unsigned mask,
                                               char* scratch, std::size_t used, std::size_t share, std::size_t end,
-                                              int nc, V* vout, const Rank& rank, bool aggregate = false) {
+                                              int nc, V* vout, const Rank& rank) {
   RowSums<V> rs = row_sums_place(scratch, used, end, nc, W, vout);
   const bool own = rs.acc != vout && rs.copies == W;  // a copy a lane
   if (!own) rs = row_sums_place(scratch, used, share, nc, W >= 8 ? W / 8 : 1, vout);
@@ -506,14 +474,6 @@ KOKKOS_INLINE_FUNCTION void staged_row_values(const StagedProducts<V>& sp, int F
   V* mine = rs.acc + (lane * rs.copies / W) * nc;
   if (own) {
     for (int t = lane; t < F; t += W) mine[rank(sp.col[t])] += sp.val[t];
-  } else if (aggregate && rs.copies == 1) {
-    // one copy (C's stash slice or the row's scratch): a step's products for one column summed
-    // across the lanes first (EscConfig::setup_aggregate)
-    for (int b = 0; b < F; b += W) {
-      const int t = b + lane;
-      const int at = t < F ? rank(sp.col[t]) : -1;
-      warp_aggregated_add(mine, at, t < F ? sp.val[t] : V(0), mask);
-    }
   } else {
     for (int t = lane; t < F; t += W) Kokkos::atomic_add(&mine[rank(sp.col[t])], sp.val[t]);
   }
@@ -746,7 +706,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
             kkperm::detail::sync_warp_lanes(mask);  // staged values and ranks, read by every lane below
             staged_row_values(sp, F, lane, W, mask, reinterpret_cast<char*>(table), staged_products_end(0, F),
                               sums_end, row_end, unique, vstash + soff(p - begin),
-                              [](const unsigned short d) { return static_cast<int>(d); }, g.aggregate_sums);
+                              [](const unsigned short d) { return static_cast<int>(d); });
             return;
           }
         }
@@ -821,7 +781,7 @@ void symbolic_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t e
             if (staged) {
               staged_row_values(sp, F, lane, W, mask, reinterpret_cast<char*>(table), staged_products_end(bm_end, F),
                                 sums_end, row_end, unique, vstash + soff(p - begin),
-                                [&](const unsigned short d) { return bitmap_rank(bm, pre, d); }, g.aggregate_sums);
+                                [&](const unsigned short d) { return bitmap_rank(bm, pre, d); });
             } else {
               sum_row_values(g, a0, ka, lane, W, mask, reinterpret_cast<char*>(table), bm_end, sums_end, unique,
                              vstash + soff(p - begin),
@@ -1106,64 +1066,24 @@ std::size_t warp_numeric_bytes(std::int64_t max_c, bool global_sums) {
 /// a·b is added atomically to acc at its column's place in the row's staged sorted columns
 /// cols[0, nc) (binary search, staged_col_pos); with `record` that place goes to slot(slot0 + t),
 /// t the product's index in the walk; a column not in the row sets `miss`. Every lane of `mask`
-/// calls it. With `aggregate` (EscConfig::numeric_aggregate) the products a batch step of the
-/// row's lanes holds for the same column are summed across the lanes before one atomic add
-/// (warp_aggregated_add); the walk is warp_for_each_product's, with every lane at each step.
+/// calls it.
 template <class Args, class O, class V, class SlotView>
 KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std::int64_t ka, int lane, int W,
                                             unsigned mask, const O* cols, int nc, V* acc, const SlotView& slot,
-                                            bool record, std::int64_t slot0, int& miss, bool aggregate = false) {
+                                            bool record, std::int64_t slot0, int& miss) {
   using S = typename SlotView::non_const_value_type;
-  if (!aggregate) {
-    warp_for_each_product(
-        g, a0, ka, lane, W, mask,
-        [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
-        [&](const ColVal<O, V>& cv, int t) {
-          const int at = staged_col_pos(cols, nc, cv.col);
-          if (at < 0) {
-            miss = 1;
-          } else {
-            Kokkos::atomic_add(&acc[at], cv.val);
-            if (record) slot(slot0 + t) = static_cast<S>(at);
-          }
-        });
-    return;
-  }
-  using boff_t = walk_boff_t<Args>;
-  int tbase = 0;
-  const int kan = static_cast<int>(ka);
-  for (int s0 = 0; s0 < kan; s0 += W) {
-    boff_t b0;
-    int excl;
-    const int total = walk_chunk_head(g, a0, s0, kan, lane, W, mask, b0, excl);
-    for (int base = 0; base < total; base += kProductBatch * W) {
-      ColVal<O, V> item[kProductBatch];
-      int tt[kProductBatch];
-#pragma unroll
-      for (int u = 0; u < kProductBatch; ++u) {
-        const int t = base + u * W + lane;
-        const int s = walk_entry_of(excl, t, W, mask);
-        const boff_t bs = kkperm::detail::warp_shfl_idx(b0, s, W, mask);
-        const int es = kkperm::detail::warp_shfl_idx(excl, s, W, mask);
-        tt[u] = t;
-        if (t < total) {
-          const std::int64_t pa = a0 + s0 + s, q = static_cast<std::int64_t>(bs) + (t - es);
-          item[u] = ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)};
+  warp_for_each_product(
+      g, a0, ka, lane, W, mask,
+      [&](std::int64_t pa, std::int64_t q) { return ColVal<O, V>{static_cast<O>(g.entB(q)), g.valA(pa) * g.valB(q)}; },
+      [&](const ColVal<O, V>& cv, int t) {
+        const int at = staged_col_pos(cols, nc, cv.col);
+        if (at < 0) {
+          miss = 1;
+        } else {
+          Kokkos::atomic_add(&acc[at], cv.val);
+          if (record) slot(slot0 + t) = static_cast<S>(at);
         }
-      }
-#pragma unroll
-      for (int u = 0; u < kProductBatch; ++u) {
-        int at = -1;
-        if (tt[u] < total) {
-          at = staged_col_pos(cols, nc, item[u].col);
-          if (at < 0) miss = 1;
-          else if (record) slot(slot0 + tbase + tt[u]) = static_cast<S>(at);
-        }
-        warp_aggregated_add(acc, at, at >= 0 ? item[u].val : V(0), mask);
-      }
-    }
-    tbase += total;
-  }
+      });
 }
 
 /// First numeric of rows perm[begin, end) by search (C's structure known, no slot map yet):
@@ -1180,8 +1100,7 @@ KOKKOS_INLINE_FUNCTION void warp_search_add(const Args& g, std::int64_t a0, std:
 template <class Exec, int W, int MinBlocks, class Args, class Flag, class AprodView, class SlotView, class Stashed>
 void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t cap,
                               std::size_t per_row, int R, const Flag& missing, const AprodView& aprod,
-                              const SlotView& slot, bool record, const Stashed& from, bool global_sums,
-                              bool aggregate) {
+                              const SlotView& slot, bool record, const Stashed& from, bool global_sums) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   using policy_t = kkperm::team_policy<Exec, Kokkos::LaunchBounds<32 * kWarpRowsMaxPerTeam, MinBlocks>>;
@@ -1213,7 +1132,7 @@ void numeric_warp_rows_launch(const Args& g, std::int64_t begin, std::int64_t en
     kkperm::detail::sync_warp_lanes(mask);
     const std::int64_t first = record ? static_cast<std::int64_t>(aprod(a0)) : 0;
     int miss = 0;
-    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss, aggregate);
+    warp_search_add(g, a0, ka, lane, W, mask, cols, nc, acc, slot, record, first, miss);
     if (!global_sums) {
       kkperm::detail::sync_warp_lanes(mask);
       for (int t = lane; t < nc; t += W) g.valC(cb + t) = acc[t];
@@ -1239,7 +1158,7 @@ template <class Exec, class Args, class Flag, class AprodView, class SlotView, c
 int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::int64_t max_c,
                       const Flag& missing, const AprodView& aprod, const SlotView& slot,
                       bool record, int lanes, int max_warps, const Stashed& from, bool global_sums = false,
-                      int min_blocks = kWarpRowsMinBlocks, bool aggregate = false) {
+                      int min_blocks = kWarpRowsMinBlocks) {
   using O = typename Args::EntC::non_const_value_type;
   using V = typename Args::ValC::non_const_value_type;
   const std::int64_t cap = max_c > 0 ? max_c : 1;
@@ -1250,7 +1169,7 @@ int numeric_warp_rows(const Args& g, std::int64_t begin, std::int64_t end, std::
   const auto launch = [&](auto w, auto mb) {
     numeric_warp_rows_launch<Exec, decltype(w)::value, decltype(mb)::value>(g, begin, end, cap, per_row, rg.rows,
                                                                             missing, aprod, slot, record, from,
-                                                                            global_sums, aggregate);
+                                                                            global_sums);
   };
   using k4 = std::integral_constant<int, kWarpRowsMinBlocks>;
   const auto with_blocks = [&](auto w) {
