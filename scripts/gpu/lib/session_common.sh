@@ -10,7 +10,9 @@
 #   run 153 lost its files when one command started before DEADLINE_S ran past the limit).
 # run_tests [TIMEOUT]: runs the carried test executables NEW/kkperm_test_* (unless late; default
 #   300 s each, capped), logging each rc in R/runs.txt.
-# tests_and_pack TAG: run_tests 300, then packs R into $OUT/TAG.tgz.
+# tests_and_pack TAG: run_tests 300, then pack_run TAG.
+# pack_run TAG: packs R ($OUT/TAG) into $OUT/TAG.tgz and removes R (what comes back from the
+#   device call is the tarball).
 # feature_rounds [ARGS...]: ROUNDS times (default 2) over S5_GENS, the kkperm_features of each
 #   variant in VARIANTS (default "old new": OLD, NEW; any other name: that folder beside NEW)
 #   interleaved (`--perms none --repeat 10 --warmup 3`), ARGS passed to all but old, into
@@ -92,9 +94,12 @@ run_tests() {
     echo "test $(basename $t) rc=$rc" >> "$R/runs.txt"
   done
 }
+pack_run() {
+  tar -czf "$OUT/$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
+}
 tests_and_pack() {
   run_tests 300
-  tar -czf "$OUT/$1.tgz" -C "$OUT" "$1" && rm -rf "$R"
+  pack_run "$1"
 }
 feature_rounds() {
   local rep i g v b extra

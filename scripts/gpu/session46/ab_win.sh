@@ -74,4 +74,4 @@ for part in ${PARTS:-tests spgemm amg trace}; do
   esac
 done
 gzip -f "$R"/*.json 2>/dev/null
-tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
+pack_run "$TAG"

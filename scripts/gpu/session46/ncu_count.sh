@@ -21,4 +21,4 @@ while read -r name gen prods re; do
   ncu --import "$R/$name.ncu-rep" --page source --csv --print-source sass > "$R/${name}_sass.csv" 2>&1
   gzip -f "$R/$name.ncu-rep" "$R/${name}_sass.csv"
 done < "${CASES_FILE:-scripts/gpu/session46/ncu_cases_count.txt}"
-tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
+pack_run "$TAG"

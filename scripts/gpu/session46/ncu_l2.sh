@@ -18,4 +18,4 @@ echo "ncu c2n rc=$?" >> "$R/runs.txt"
 ncu --import "$R/c2n.ncu-rep" --page details --print-details all > "$R/c2n_details.txt" 2>&1
 ncu --import "$R/c2n.ncu-rep" --page raw --csv > "$R/c2n_raw.csv" 2>&1
 rm -f "$R/c2n.ncu-rep"
-tar -czf "$OUT/$TAG.tgz" -C "$OUT" "$TAG" && rm -rf "$R"
+pack_run "$TAG"
