@@ -36,21 +36,14 @@ COLORS = {"row start": "#9e9e9e", "column window": "#ffb74d", "bitmap clear": "#
 def shares(tgz, suffix, ranges):
     with tarfile.open(tgz) as t:
         m = next(x for x in t.getmembers() if x.name.endswith(suffix))
-        data = t.extractfile(m).read()
-    path = "/tmp/_s47_" + suffix
-    with open(path, "wb") as f:
-        f.write(data)
-    launch = sass_regions.launches(path)[0]
-    h = launch["hdr"]
-    i_src, i_ex = h.index("Source"), h.index("Instructions Executed")
-    i_st = h.index("Warp Stall Sampling (All Samples)")
+        launch = sass_regions.launches(io.BytesIO(t.extractfile(m).read()))[0]
     ex = {lab: 0 for _, _, lab in ranges}
     st = dict(ex)
-    for k, r in enumerate(launch["rows"]):
+    for k, e, stalls, _ in sass_regions.line_counts(launch):
         for a, b, lab in ranges:
             if a <= k <= b:
-                ex[lab] += int(r[i_ex] or 0)
-                st[lab] += int(r[i_st] or 0)
+                ex[lab] += e
+                st[lab] += stalls
     te, ts = sum(ex.values()), sum(st.values())
     return {k: 100 * v / te for k, v in ex.items()}, {k: 100 * v / ts for k, v in st.items()}
 

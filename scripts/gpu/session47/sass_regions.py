@@ -25,8 +25,9 @@ NOTABLE = ("SHFL", "MATCH", "ATOMS", "ATOM", "RED", "LDG", "STG", "LDS", "STS", 
            "BAR", "VOTE")
 
 
-def launches(path):
-    with gzip.open(path, "rt", newline="") as f:
+def launches(src):
+    """The launches of a gzipped source-page CSV: `src` a path or a binary file object."""
+    with gzip.open(src, "rt", newline="") as f:
         rows = list(csv.reader(f))
     out, cur = [], None
     for r in rows:
@@ -38,6 +39,15 @@ def launches(path):
         elif cur is not None and cur["hdr"] is not None and len(r) >= len(cur["hdr"]):
             cur["rows"].append(r)
     return out
+
+
+def line_counts(launch):
+    """[(SASS line index, warp instructions executed, warp-stall samples, source)] of one launch;
+    ValueError naming the column when one is missing."""
+    h = launch["hdr"]
+    i_src, i_ex = h.index("Source"), h.index("Instructions Executed")
+    i_st = h.index("Warp Stall Sampling (All Samples)")
+    return [(k, int(r[i_ex] or 0), int(r[i_st] or 0), r[i_src].strip()) for k, r in enumerate(launch["rows"])]
 
 
 def opcode(src):
@@ -64,13 +74,10 @@ def main():
     if not 0 <= a.launch < len(ls):
         sys.exit(f"{a.file}: launch {a.launch} outside [0, {len(ls)})")
     L = ls[a.launch]
-    h = L["hdr"]
     try:
-        i_src, i_ex = h.index("Source"), h.index("Instructions Executed")
-        i_st = h.index("Warp Stall Sampling (All Samples)")
+        lines = line_counts(L)
     except ValueError as e:
         sys.exit(f"{a.file}: missing column ({e})")
-    lines = [(k, int(r[i_ex] or 0), int(r[i_st] or 0), r[i_src].strip()) for k, r in enumerate(L["rows"])]
     tot = sum(x[1] for x in lines)
     stalls = sum(x[2] for x in lines)
     if tot == 0:
